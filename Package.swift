@@ -1,0 +1,70 @@
+// swift-tools-version: 6.1
+import CompilerPluginSupport
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataCore", targets: ["StrataCore"]),
+        .executable(name: "strata", targets: ["strata"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+    ],
+    targets: [
+        // The runtime: models, store, contexts, container. No swift-syntax.
+        .target(
+            name: "StrataCore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
+        // Macro implementations, compiled for the host.
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings),
+        // The public module: the runtime plus the macro declarations.
+        .target(
+            name: "Strata",
+            dependencies: ["StrataCore", "StrataMacros"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "strata",
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataMacrosTests",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,115 @@
+extension PersistentContainer {
+    /// Runs `body` with a fresh private context off the caller's actor and
+    /// returns its `Sendable` result. Save inside `body` to keep changes.
+    ///
+    /// ```swift
+    /// let id = try await container.performBackgroundTask { context in
+    ///     let book = Book(title: "Dune", year: 1965)
+    ///     context.insert(book)
+    ///     try context.save()
+    ///     return book.objectID
+    /// }
+    /// ```
+    @concurrent
+    public func performBackgroundTask<T: Sendable>(
+        _ body: @Sendable (ManagedObjectContext) throws -> T
+    ) async throws -> T {
+        do {
+            _ = try persistentStoreCoordinator.loadedStore()
+            let context = newContext()
+            context.name = "backgroundTask"
+            return try body(context)
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+
+    /// The synchronous unit of work: runs `body` with a fresh context, saves it
+    /// when `body` returns with changes, then resets it when
+    /// ``cleanUpAfterExecution`` is on, so no managed object outlives the call.
+    ///
+    /// ```swift
+    /// try container.perform { context in
+    ///     context.insert(Book(title: "Dune", year: 1965))
+    /// }
+    /// ```
+    public func perform<T>(_ body: (ManagedObjectContext) throws -> T) throws -> T {
+        do {
+            _ = try persistentStoreCoordinator.loadedStore()
+            let context = newContext()
+            context.name = "perform"
+            defer { if cleanUpAfterExecution { context.reset() } }
+            let result = try body(context)
+            if context.hasChanges { try context.save() }
+            return result
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+
+    /// A long-lived context owned by an actor; run work with `perform`.
+    ///
+    /// ```swift
+    /// let importer = container.newBackgroundContext()
+    /// try await importer.perform { context in
+    ///     context.insert(Book(title: "Dune", year: 1965))
+    ///     try context.save()
+    /// }
+    /// ```
+    public func newBackgroundContext() -> BackgroundContext {
+        BackgroundContext(container: self)
+    }
+}
+
+/// A context confined to its own actor. Every use goes through ``perform(_:)``.
+///
+/// ```swift
+/// let background = container.newBackgroundContext()
+/// let count = try await background.perform { context in
+///     try context.count(for: FetchRequest<Book>())
+/// }
+/// ```
+public actor BackgroundContext {
+    private let context: ManagedObjectContext
+    private let container: PersistentContainer
+
+    init(container: PersistentContainer) {
+        self.container = container
+        let context = container.newContext()
+        context.name = "background"
+        self.context = context
+    }
+
+    /// Runs `body` on this actor with the context and returns its result. Errors
+    /// are reported to the container's `logError` and rethrown.
+    public func perform<T: Sendable>(_ body: @Sendable (ManagedObjectContext) throws -> T) throws -> T {
+        do {
+            _ = try container.persistentStoreCoordinator.loadedStore()
+            context.mergePendingChanges()
+            return try body(context)
+        } catch {
+            container.report(error)
+            throw error
+        }
+    }
+
+    /// Turns automatic merging of other contexts' saves on or off; when on,
+    /// merges run promptly on this actor.
+    public func setAutomaticallyMergesChangesFromParent(_ merges: Bool) {
+        context.automaticallyMergesChangesFromParent = merges
+        if merges {
+            context.inbox.setWakeUp { [weak self] in
+                Task { await self?.mergePendingChanges() }
+            }
+        } else {
+            context.inbox.setWakeUp(nil)
+        }
+    }
+
+    /// Merges change sets waiting for this context.
+    public func mergePendingChanges() {
+        context.mergePendingChanges()
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+
+/// The entry point: a schema, its store and the contexts that work on it.
+///
+/// ```swift
+/// let container = try PersistentContainer(name: "Library", schema: Schema(Author.self, Book.self))
+/// try await container.loadPersistentStores()
+/// let titles = try await MainActor.run {
+///     try container.viewContext.fetch(FetchRequest<Book>()).map(\.title)
+/// }
+/// ```
+public final class PersistentContainer: Sendable {
+    /// The container's name; the default store file is `<name>.sqlite`.
+    public let name: String
+    /// The model.
+    public let schema: Schema
+    /// Holds the loaded store and relays its saves to merging contexts.
+    public let persistentStoreCoordinator: PersistentStoreCoordinator
+    let settings: Locked<Settings>
+    let loading = Locked(LoadState.notLoaded)
+    let viewContextHolder: ViewContextHolder
+    static let logger = Logger(label: "strata")
+
+    struct Settings: Sendable {
+        var storeDescriptions: [StoreDescription]
+        var cleanUpAfterExecution = true
+        var logError: (@Sendable (any Error) -> Void)?
+    }
+
+    private static let directoryOverride = Locked<URL?>(nil)
+
+    /// Where default stores live: `$XDG_DATA_HOME` or `~/.local/share` on Linux,
+    /// Application Support on Apple platforms. Set it to move every default store.
+    public static var defaultDirectoryURL: URL {
+        get {
+            if let url = directoryOverride.value { return url }
+            #if canImport(Darwin)
+            return FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            #else
+            if let xdg = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !xdg.isEmpty {
+                return URL(fileURLWithPath: xdg, isDirectory: true)
+            }
+            return FileManager.default.homeDirectoryForCurrentUser
+                .appendingPathComponent(".local", isDirectory: true)
+                .appendingPathComponent("share", isDirectory: true)
+            #endif
+        }
+        set { directoryOverride.withLock { $0 = newValue } }
+    }
+
+    /// A container for a schema; throws `.invalidSchema` when the schema is invalid.
+    /// Its one store defaults to `<defaultDirectoryURL>/<name>.sqlite`.
+    public init(name: String, schema: Schema) throws {
+        try schema.validate()
+        self.name = name
+        self.schema = schema
+        self.persistentStoreCoordinator = PersistentStoreCoordinator(schema: schema)
+        let url = Self.defaultDirectoryURL.appendingPathComponent("\(name).sqlite")
+        self.settings = Locked(Settings(storeDescriptions: [StoreDescription(url: url)]))
+        self.viewContextHolder = ViewContextHolder()
+    }
+
+    /// The stores to load. Edit before loading.
+    public var storeDescriptions: [StoreDescription] {
+        get { settings.withLock { $0.storeDescriptions } }
+        set { settings.withLock { $0.storeDescriptions = newValue } }
+    }
+
+    /// Whether ``perform(_:)`` resets its context afterwards so no object outlives it.
+    public var cleanUpAfterExecution: Bool {
+        get { settings.withLock { $0.cleanUpAfterExecution } }
+        set { settings.withLock { $0.cleanUpAfterExecution = newValue } }
+    }
+
+    /// Receives every error the container's operations throw (they are rethrown too).
+    public var logError: (@Sendable (any Error) -> Void)? {
+        get { settings.withLock { $0.logError } }
+        set { settings.withLock { $0.logError = newValue } }
+    }
+
+    /// Logs an error through swift-log and hands it to ``logError``.
+    func report(_ error: any Error) {
+        Self.logger.error("\(error)")
+        settings.withLock { $0.logError }?(error)
+    }
+
+    /// The object ID a URI names, if it names an object of this container's store.
+    public func objectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard let parts = ObjectID.parse(uri: uri),
+              let store = try? persistentStoreCoordinator.loadedStore(),
+              parts.store == store.identifier,
+              schema.entity(named: parts.entity) != nil else { return nil }
+        return ObjectID(entityName: parts.entity, storeIdentifier: parts.store, primaryKey: parts.primaryKey)
+    }
+
+    /// A context for app code that runs on the main actor; it merges other
+    /// contexts' saves automatically and promptly.
+    @MainActor public var viewContext: ManagedObjectContext {
+        viewContextHolder.context(for: self)
+    }
+
+    /// A new context for the caller's own isolation domain, wired to this container.
+    public func newContext() -> ManagedObjectContext {
+        let context = ManagedObjectContext(coordinator: persistentStoreCoordinator)
+        context.logError = { [weak self] error in self?.settings.withLock { $0.logError }?(error) }
+        return context
+    }
+}
+
+/// Owns the view context on the main actor.
+@MainActor final class ViewContextHolder: Sendable {
+    private var context: ManagedObjectContext?
+
+    nonisolated init() {}
+
+    var existing: ManagedObjectContext? { context }
+
+    func context(for container: PersistentContainer) -> ManagedObjectContext {
+        if let context { return context }
+        let context = container.newContext()
+        context.name = "viewContext"
+        context.automaticallyMergesChangesFromParent = true
+        context.inbox.setWakeUp { [weak self] in
+            Task { @MainActor in self?.existing?.mergePendingChanges() }
+        }
+        self.context = context
+        return context
+    }
+}

@@ -1,0 +1,117 @@
+extension ManagedObjectContext {
+    /// Merges the change sets other contexts committed since the last call.
+    ///
+    /// Contexts that merge automatically call this at the start of every
+    /// operation, and the container calls it promptly for `viewContext` and
+    /// background contexts, so apps rarely need to.
+    public func mergePendingChanges() {
+        guard !inbox.isEmpty else { return }
+        for changes in inbox.drain() {
+            merge(changes)
+        }
+    }
+
+    /// Takes in one committed change set: registered objects get the new values
+    /// of properties they did not change themselves, deleted objects leave the
+    /// context, and loaded to-many relationships that may have changed reload.
+    public func merge(_ changes: ChangeSet) {
+        guard let store = try? coordinator.loadedStore(), store.identifier == changes.storeIdentifier else { return }
+        for row in changes.inserted {
+            invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: row.ordinals, values: row.values, old: nil)
+        }
+        for row in changes.updated {
+            guard let pk = row.objectID.primaryKey else { continue }
+            let object = registry[row.entityIndex][pk]
+            let old = object.flatMap { $0.persistentBacking.isFault ? nil : $0.persistentBacking.committed }
+            invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: row.ordinals, values: row.values, old: old)
+            guard let object, !object.persistentBacking.isFault else { continue }
+            let backing = object.persistentBacking
+            let entity = schema.entities[row.entityIndex]
+            for (ordinal, value) in zip(row.ordinals, row.values) {
+                backing.committed[ordinal] = value
+                guard !backing.changedOrdinals.contains(ordinal) else { continue }
+                backing.values[ordinal] = value
+                if entity.relationship(at: ordinal) != nil, ordinal < backing.relations.count {
+                    backing.relations[ordinal] = .unloaded
+                }
+            }
+            backing.version = row.version
+        }
+        for row in changes.deleted {
+            guard let pk = row.objectID.primaryKey, let object = registry[row.entityIndex][pk] else { continue }
+            let backing = object.persistentBacking
+            let old = backing.isFault ? nil : backing.committed
+            if let old {
+                let entity = schema.entities[row.entityIndex]
+                invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: entity.columnOrdinals, values: [], old: old)
+            }
+            registry[row.entityIndex][pk] = nil
+            changedObjects[ObjectIdentifier(object)] = nil
+            deletedObjectsByID[ObjectIdentifier(object)] = nil
+            backing.state = .invalidated
+            backing.relations = []
+            removeFromLoadedRelationships(object)
+        }
+        for observer in mergeObservers.values {
+            observer(changes)
+        }
+    }
+
+    /// Marks loaded to-many relationships stale when a row's foreign keys moved.
+    private func invalidateInverseMembers(
+        entityIndex: Int, ordinals: [Int], values: [StoredValue], old: ContiguousArray<StoredValue>?
+    ) {
+        let entity = schema.entities[entityIndex]
+        for (position, ordinal) in ordinals.enumerated() {
+            guard entity.relationship(at: ordinal) != nil else { continue }
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            guard inverse >= 0 else { continue }
+            let destination = entity.destinationIndexByOrdinal[ordinal]
+            var keys: [StoredValue] = []
+            if position < values.count { keys.append(values[position]) }
+            if let old, ordinal < old.count { keys.append(old[ordinal]) }
+            for case .integer(let key) in keys {
+                guard let target = registry[destination][key] else { continue }
+                let backing = target.persistentBacking
+                guard inverse < backing.relations.count, !backing.changedOrdinals.contains(inverse) else { continue }
+                backing.relations[inverse] = .unloaded
+            }
+        }
+    }
+
+    /// Drops a vanished object from every loaded to-many that holds it.
+    private func removeFromLoadedRelationships(_ object: any PersistentModel) {
+        for entityObjects in registry {
+            for candidate in entityObjects.values {
+                let backing = candidate.persistentBacking
+                for (ordinal, slot) in backing.relations.enumerated() {
+                    if case .toMany(let members) = slot, members.contains(where: { $0 === object }) {
+                        backing.relations[ordinal] = .toMany(members.filter { $0 !== object })
+                    } else if case .toOne(let target?) = slot, target === object {
+                        backing.relations[ordinal] = .toOne(nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `handler` after each merged change set, until the token is released.
+    ///
+    /// ```swift
+    /// let token = context.onMerge { changes in print(changes.updated.count) }
+    /// ```
+    public func onMerge(_ handler: @escaping (ChangeSet) -> Void) -> MergeObservation {
+        let key = UUID()
+        mergeObservers[key] = handler
+        return MergeObservation { [weak self] in self?.mergeObservers[key] = nil }
+    }
+}
+
+/// Keeps a merge handler registered while it is alive.
+public final class MergeObservation {
+    private let cancel: () -> Void
+    init(cancel: @escaping () -> Void) { self.cancel = cancel }
+    deinit { cancel() }
+}
+
+import Foundation

@@ -1,0 +1,94 @@
+extension ManagedObjectContext {
+    /// Discards every unsaved insert, change and deletion.
+    public func rollback() {
+        for object in insertedByKey.values {
+            object.persistentBacking.state = .invalidated
+            object.persistentBacking.relations = []
+        }
+        insertedByKey.removeAll()
+        for object in deletedObjectsByID.values {
+            object.persistentBacking.state = .registered
+        }
+        deletedObjectsByID.removeAll()
+        for object in changedObjects.values {
+            let backing = object.persistentBacking
+            backing.values = backing.committed
+            backing.changedOrdinals.removeAll()
+        }
+        changedObjects.removeAll()
+        // Loaded relationships may hold rolled-back members; reload on next use.
+        for entityObjects in registry {
+            for object in entityObjects.values { object.persistentBacking.relations = [] }
+        }
+    }
+
+    /// Forgets every object. Objects fetched before must not be used afterwards.
+    public func reset() {
+        for entityObjects in registry {
+            for object in entityObjects.values { invalidate(object) }
+        }
+        for object in insertedByKey.values { invalidate(object) }
+        registry = Array(repeating: [:], count: schema.entities.count)
+        insertedByKey.removeAll()
+        changedObjects.removeAll()
+        deletedObjectsByID.removeAll()
+        _ = inbox.drain()
+    }
+
+    private func invalidate(_ object: any PersistentModel) {
+        let backing = object.persistentBacking
+        backing.state = .invalidated
+        backing.relations = []
+        backing.faultBatch = nil
+        backing.coordinator = nil
+    }
+
+    /// Reloads an object from the store. With `mergeChanges` false, unsaved
+    /// changes are dropped and the object becomes a fault; with true, stored
+    /// values replace only the properties this context did not change.
+    public func refresh(_ object: some PersistentModel, mergeChanges: Bool) {
+        let backing = object.persistentBacking
+        guard backing.coordinator === self, backing.state == .registered || backing.state == .deleted else { return }
+        if !mergeChanges {
+            changedObjects[ObjectIdentifier(object)] = nil
+            if backing.state == .registered { backing.turnIntoFault() }
+            return
+        }
+        guard !backing.isFault, let entity = backing.entity, let pk = backing.objectID.primaryKey else { return }
+        do {
+            let store = try coordinator.loadedStore()
+            guard let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else { return }
+            for ordinal in entity.columnOrdinals {
+                backing.committed[ordinal] = row.values[ordinal]
+                if !backing.changedOrdinals.contains(ordinal) {
+                    backing.values[ordinal] = row.values[ordinal]
+                    if entity.relationship(at: ordinal) != nil, ordinal < backing.relations.count {
+                        backing.relations[ordinal] = .unloaded
+                    }
+                }
+            }
+            for (ordinal, property) in entity.properties.enumerated() where !property.hasColumn {
+                if ordinal < backing.relations.count, !backing.changedOrdinals.contains(ordinal) {
+                    backing.relations[ordinal] = .unloaded
+                }
+            }
+            backing.version = row.version
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        mergePendingChanges()
+        for entityObjects in registry {
+            for object in entityObjects.values {
+                refreshAny(object)
+            }
+        }
+    }
+
+    private func refreshAny(_ object: any PersistentModel) {
+        refresh(object, mergeChanges: true)
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import Logging
+
+/// A scratchpad of managed objects: it fetches them, tracks their changes and
+/// saves them to the store in one transaction.
+///
+/// A context and its objects live in one isolation domain and are not
+/// `Sendable`; pass ``ObjectID``s between domains. Each stored row appears at
+/// most once per context (the identity map).
+///
+/// ```swift
+/// let context = container.viewContext
+/// let book = Book(title: "Dune", year: 1965)
+/// context.insert(book)
+/// try context.save()
+/// let recent = try context.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year > 2000 }))
+/// ```
+public final class ManagedObjectContext {
+    package let coordinator: PersistentStoreCoordinator
+    public var schema: Schema { coordinator.schema }
+    /// A name for logs and history.
+    public var name: String?
+    /// The author recorded with this context's saves (history).
+    public var transactionAuthor: String?
+    /// Whether other contexts' saves are merged in automatically.
+    public var automaticallyMergesChangesFromParent: Bool = false {
+        didSet {
+            guard oldValue != automaticallyMergesChangesFromParent else { return }
+            if automaticallyMergesChangesFromParent {
+                coordinator.register(inbox)
+            } else {
+                coordinator.unregister(inbox)
+            }
+        }
+    }
+    /// Receives errors the context reports but does not throw.
+    package var logError: (@Sendable (any Error) -> Void)?
+    static let logger = Logger(label: "strata")
+
+    /// Registered (saved or fetched) objects, per entity index, by primary key.
+    var registry: [[Int64: any PersistentModel]]
+    /// Inserted objects, by temporary key.
+    var insertedByKey: [UInt64: any PersistentModel] = [:]
+    /// Registered objects with unsaved property changes.
+    var changedObjects: [ObjectIdentifier: any PersistentModel] = [:]
+    /// Deleted registered objects, deletion not saved yet.
+    var deletedObjectsByID: [ObjectIdentifier: any PersistentModel] = [:]
+    package let inbox: MergeInbox
+    /// Identifies this context's own saves in broadcasts.
+    let originMarker = OriginMarker()
+    /// Objects changed by merges since the last drain, for observers.
+    var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
+
+    /// A context over a coordinator's store.
+    public init(coordinator: PersistentStoreCoordinator) {
+        self.coordinator = coordinator
+        self.registry = Array(repeating: [:], count: coordinator.schema.entities.count)
+        self.inbox = MergeInbox(owner: ObjectIdentifier(originMarker))
+    }
+
+    deinit {
+        coordinator.unregister(inbox)
+    }
+
+    // MARK: - Inserting and deleting
+
+    /// Inserts a new object; it is saved with the next ``save()``. Objects it
+    /// relates to that are new are inserted too.
+    public func insert(_ object: some PersistentModel) {
+        insertObject(object)
+    }
+
+    func insertObject(_ object: any PersistentModel) {
+        let backing = object.persistentBacking
+        switch backing.state {
+        case .new:
+            break
+        case .deleted where backing.coordinator === self:
+            // Inserting a deleted object takes the deletion back.
+            deletedObjectsByID[ObjectIdentifier(object)] = nil
+            backing.state = .registered
+            return
+        default:
+            return
+        }
+        guard let entity = try? schema.entity(for: type(of: object)) else {
+            preconditionFailure("Strata: \(type(of: object)) is not an entity of this context's schema")
+        }
+        let id = ObjectID.makeTemporary(entityName: entity.name)
+        backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
+        insertedByKey[id.temporaryKey!] = object
+        object.awakeFromInsert()
+        ObjectGraph.syncInverses(of: object)
+    }
+
+    /// Marks an object for deletion at the next save and applies delete rules to
+    /// related objects.
+    public func delete(_ object: some PersistentModel) {
+        deleteObject(object)
+    }
+
+    func deleteObject(_ object: any PersistentModel) {
+        let backing = object.persistentBacking
+        guard backing.coordinator === self else { return }
+        switch backing.state {
+        case .inserted:
+            object.prepareForDeletion()
+            applyDeleteRules(to: object)
+            insertedByKey[backing.objectID.temporaryKey!] = nil
+            backing.state = .invalidated
+        case .registered:
+            backing.willAccess()
+            object.prepareForDeletion()
+            backing.state = .deleted
+            changedObjects[ObjectIdentifier(object)] = nil
+            deletedObjectsByID[ObjectIdentifier(object)] = object
+            applyDeleteRules(to: object)
+        default:
+            return
+        }
+    }
+
+    /// Nullifies or cascades relationships of a deleted object, in memory.
+    private func applyDeleteRules(to object: any PersistentModel) {
+        guard let entity = object.persistentBacking.entity else { return }
+        for (ordinal, property) in entity.properties.enumerated() {
+            guard case .relationship(let relationship) = property else { continue }
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            let related: [any PersistentModel] = relationship.isToMany
+                ? ObjectGraph.toMany(of: object, at: ordinal)
+                : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .cascade:
+                for member in related where member.persistentBacking.state == .registered || member.persistentBacking.state == .inserted {
+                    deleteObject(member)
+                }
+            case .nullify:
+                guard inverse >= 0 else { continue }
+                for member in related where !member.isDeleted {
+                    ObjectGraph.detach(object, fromInverse: inverse, of: member)
+                }
+            case .deny, .noAction:
+                continue
+            }
+        }
+    }
+
+    // MARK: - State
+
+    /// Whether there are unsaved inserts, changes or deletions.
+    public var hasChanges: Bool {
+        !insertedByKey.isEmpty || !deletedObjectsByID.isEmpty || changedObjects.values.contains { $0.isUpdated }
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: [any PersistentModel] {
+        insertedByKey.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// Saved objects with unsaved changes.
+    public var updatedObjects: [any PersistentModel] {
+        changedObjects.values.filter { $0.isUpdated }
+    }
+
+    /// Objects deleted since the last save.
+    public var deletedObjects: [any PersistentModel] {
+        Array(deletedObjectsByID.values)
+    }
+
+    /// Every object the context manages.
+    public var registeredObjects: [any PersistentModel] {
+        registry.flatMap(\.values) + insertedObjects
+    }
+
+    /// The object with this ID if the context already has it (no store access).
+    public func registeredObject(for id: ObjectID) -> (any PersistentModel)? {
+        if let key = id.temporaryKey { return insertedByKey[key] }
+        guard let entity = schema.entity(named: id.entityName), let pk = id.primaryKey else { return nil }
+        guard let store = try? coordinator.loadedStore(), store.identifier == id.storeIdentifier else { return nil }
+        return registry[entity.index][pk]
+    }
+
+    /// The object for an ID, loading it from the store when needed; throws
+    /// `.objectNotFound` when no such object exists.
+    public func existingObject<T: PersistentModel>(with id: ObjectID, as type: T.Type = T.self) throws -> T {
+        mergePendingChanges()
+        if let object = registeredObject(for: id) {
+            if object.persistentBacking.state == .deleted || object.persistentBacking.state == .invalidated {
+                throw StrataError(.objectNotFound, "\(id) is deleted", entityName: id.entityName, objectIDs: [id])
+            }
+            if object.persistentBacking.isFault { try fulfill(object.persistentBacking) }
+            guard let typed = object as? T else {
+                throw StrataError(.objectNotFound, "\(id) is not a \(T.self)", entityName: id.entityName, objectIDs: [id])
+            }
+            return typed
+        }
+        let store = try coordinator.loadedStore()
+        guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,
+              let entity = schema.entity(named: id.entityName), entity.modelType == T.self,
+              let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
+            throw StrataError(.objectNotFound, "No object exists for \(id)", entityName: id.entityName, objectIDs: [id])
+        }
+        return registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version) as! T
+    }
+
+    // MARK: - Identity map
+
+    /// The registered object for a row, refreshed from `values` when it is a
+    /// fault, or a new object registered for it.
+    func registerRow(
+        entity: EntityDescription, primaryKey: Int64, values: ContiguousArray<StoredValue>?, version: Int64
+    ) -> any PersistentModel {
+        if let existing = registry[entity.index][primaryKey] {
+            let backing = existing.persistentBacking
+            if backing.isFault, let values {
+                backing.load(values: values, version: version)
+                existing.awakeFromFetch()
+            }
+            return existing
+        }
+        let store = try? coordinator.loadedStore()
+        let id = ObjectID(entityName: entity.name, storeIdentifier: store?.identifier ?? "", primaryKey: primaryKey)
+        let backing = ModelBacking(entity: entity, objectID: id, coordinator: self, values: values, version: version)
+        let object = entity.modelType.init(backing: backing)
+        registry[entity.index][primaryKey] = object
+        if values != nil { object.awakeFromFetch() }
+        return object
+    }
+
+    func fulfill(_ backing: ModelBacking) throws {
+        guard let entity = backing.entity, let pk = backing.objectID.primaryKey else { return }
+        let store = try coordinator.loadedStore()
+        if let batch = backing.faultBatch {
+            try fulfill(batch, entity: entity, store: store)
+            if !backing.isFault { return }
+        }
+        guard let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
+            throw StrataError(
+                .objectNotFound, "\(backing.objectID) no longer exists in the store",
+                entityName: entity.name, objectIDs: [backing.objectID])
+        }
+        backing.load(values: row.values, version: row.version)
+        registry[entity.index][pk]?.awakeFromFetch()
+    }
+
+    /// Loads every still-faulted object of a batch with one query.
+    private func fulfill(_ batch: FaultBatch, entity: EntityDescription, store: SQLiteStore) throws {
+        let keys = batch.keys.filter { registry[entity.index][$0]?.persistentBacking.isFault == true }
+        guard !keys.isEmpty else { return }
+        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        let sql = "SELECT \(store.selectList(entityIndex: entity.index)) FROM \(store.tableName(entityIndex: entity.index)) AS t0 WHERE t0.pk IN (\(placeholders))"
+        try store.fetchRows(entityIndex: entity.index, sql: sql, arguments: keys.map { .integer($0) }) { row in
+            guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
+            object.persistentBacking.load(values: store.decodeValues(row, entityIndex: entity.index), version: row.version)
+            object.awakeFromFetch()
+        }
+    }
+
+    func report(_ error: any Error) {
+        Self.logger.error("\(error)")
+        logError?(error)
+    }
+}
+
+final class OriginMarker: Sendable {}
+
+extension ManagedObjectContext: ObjectGraphCoordinator {
+    package func fulfillFault(_ backing: ModelBacking) {
+        do {
+            try fulfill(backing)
+        } catch {
+            report(error)
+            preconditionFailure("Strata: could not load \(backing.objectID): \(error)")
+        }
+    }
+
+    package func object(entityIndex: Int, primaryKey: Int64) -> any PersistentModel {
+        registerRow(entity: schema.entities[entityIndex], primaryKey: primaryKey, values: nil, version: 0)
+    }
+
+    package func noteUpdated(_ object: any PersistentModel) {
+        changedObjects[ObjectIdentifier(object)] = object
+    }
+
+    package func adopt(_ object: any PersistentModel) {
+        insertObject(object)
+    }
+}
+
+extension PersistentModel {
+    /// The context that manages the object, if any.
+    public var context: ManagedObjectContext? {
+        persistentBacking.coordinator as? ManagedObjectContext
+    }
+}
+
+@available(*, unavailable, message: "A context belongs to one isolation domain; pass ObjectIDs between domains")
+extension ManagedObjectContext: Sendable {}

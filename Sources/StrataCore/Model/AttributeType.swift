@@ -1,0 +1,24 @@
+/// The type of a persistent attribute, as recorded in the schema.
+///
+/// Each Swift type a model may store maps to one `AttributeType`, which fixes
+/// the SQLite column type and how values convert.
+///
+/// ```swift
+/// let year = AttributeDescription(name: "year", type: .int)
+/// ```
+public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
+    case bool, int, int8, int16, int32, int64, uint8, uint16, uint32
+    case double, float, string, date, data, uuid, url, decimal
+    /// A `Codable` value stored as JSON text.
+    case codable
+
+    /// The SQLite column type used for this attribute type.
+    public var columnType: String {
+        switch self {
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "INTEGER"
+        case .double, .float, .date: "REAL"
+        case .string, .url, .decimal, .codable, .uuid: "TEXT"
+        case .data: "BLOB"
+        }
+    }
+}

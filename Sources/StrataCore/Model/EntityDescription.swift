@@ -1,0 +1,117 @@
+/// One entity of a ``Schema``: its properties, constraints and model type.
+///
+/// Entities are built by ``Schema`` from model types and are immutable.
+///
+/// ```swift
+/// let schema = Schema(Author.self, Book.self)
+/// let book = try schema.entity(for: Book.self)
+/// book.attributes.map(\.name)   // ["title", "year", "rating"]
+/// ```
+public final class EntityDescription: @unchecked Sendable {
+    // @unchecked: every stored property is an immutable `let`; key paths are values.
+
+    /// The entity's name, also its table name.
+    public let name: String
+    /// The persistent properties, in declaration order (the index is the ordinal).
+    public let properties: [PropertyDescription]
+    /// Compound uniqueness constraints, by property name.
+    public let uniquenessConstraints: [[String]]
+    /// Extra indexes, by property name.
+    public let indexes: [[String]]
+    /// The Swift type of the entity's objects.
+    public let modelType: any PersistentModel.Type
+    /// The entity's position in its schema.
+    package let index: Int
+    /// Ordinals of the properties stored in columns, in column order.
+    package let columnOrdinals: [Int]
+    /// For each ordinal, its column index, or -1.
+    package let columnIndexByOrdinal: [Int]
+    package let ordinalByName: [String: Int]
+    package let ordinalByKeyPath: [AnyKeyPath: Int]
+    /// For each relationship ordinal: the destination entity's index and the inverse's ordinal.
+    package let destinationIndexByOrdinal: [Int]
+    package let inverseOrdinalByOrdinal: [Int]
+
+    init(
+        name: String, properties: [PropertyDescription], keyPaths: [AnyKeyPath],
+        uniquenessConstraints: [[String]], indexes: [[String]], modelType: any PersistentModel.Type,
+        index: Int, destinationIndexByOrdinal: [Int], inverseOrdinalByOrdinal: [Int]
+    ) {
+        self.name = name
+        self.properties = properties
+        self.uniquenessConstraints = uniquenessConstraints
+        self.indexes = indexes
+        self.modelType = modelType
+        self.index = index
+        var columnOrdinals: [Int] = []
+        var columnIndexByOrdinal = Array(repeating: -1, count: properties.count)
+        for (ordinal, property) in properties.enumerated() where property.hasColumn {
+            columnIndexByOrdinal[ordinal] = columnOrdinals.count
+            columnOrdinals.append(ordinal)
+        }
+        self.columnOrdinals = columnOrdinals
+        self.columnIndexByOrdinal = columnIndexByOrdinal
+        self.ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+        self.ordinalByKeyPath = Dictionary(keyPaths.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        self.destinationIndexByOrdinal = destinationIndexByOrdinal
+        self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal
+    }
+
+    /// The attributes, in declaration order.
+    public var attributes: [AttributeDescription] {
+        properties.compactMap { if case .attribute(let a) = $0 { a } else { nil } }
+    }
+
+    /// The relationships, in declaration order.
+    public var relationships: [RelationshipDescription] {
+        properties.compactMap { if case .relationship(let r) = $0 { r } else { nil } }
+    }
+
+    /// The attribute with this name.
+    public func attribute(named name: String) -> AttributeDescription? {
+        guard let ordinal = ordinalByName[name], case .attribute(let a) = properties[ordinal] else { return nil }
+        return a
+    }
+
+    /// The relationship with this name.
+    public func relationship(named name: String) -> RelationshipDescription? {
+        guard let ordinal = ordinalByName[name], case .relationship(let r) = properties[ordinal] else { return nil }
+        return r
+    }
+
+    /// The ordinal of the property a key path names, if it is persistent.
+    public func ordinal(for keyPath: AnyKeyPath) -> Int? {
+        ordinalByKeyPath[keyPath]
+    }
+
+    /// The attribute at an ordinal, if that property is an attribute.
+    package func attribute(at ordinal: Int) -> AttributeDescription? {
+        if case .attribute(let a) = properties[ordinal] { return a }
+        return nil
+    }
+
+    /// The relationship at an ordinal, if that property is a relationship.
+    package func relationship(at ordinal: Int) -> RelationshipDescription? {
+        if case .relationship(let r) = properties[ordinal] { return r }
+        return nil
+    }
+
+    /// A plain, codable description of the entity (what the store records).
+    public var summary: EntitySummary {
+        EntitySummary(
+            name: name, properties: properties,
+            uniquenessConstraints: uniquenessConstraints, indexes: indexes)
+    }
+}
+
+/// An entity as recorded in a store's metadata, without its Swift type.
+///
+/// ```swift
+/// let json = try JSONEncoder().encode(schema.summary)
+/// ```
+public struct EntitySummary: Sendable, Hashable, Codable {
+    public var name: String
+    public var properties: [PropertyDescription]
+    public var uniquenessConstraints: [[String]]
+    public var indexes: [[String]]
+}

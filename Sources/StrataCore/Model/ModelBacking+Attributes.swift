@@ -1,0 +1,183 @@
+import Foundation
+
+// The typed entry points `@Model` generates calls to. Each kind of value has
+// one overload; Swift picks the most specific one from the `as:` type, so
+// `String` goes straight to its column, an enum to its raw value and any other
+// `Codable` type to JSON.
+
+enum JSONValueCoding {
+    static func encode<V: Encodable>(_ value: V, for backing: ModelBacking, at ordinal: Int) -> StoredValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(value) else {
+            preconditionFailure("Strata: the value of \(backing.propertyName(at: ordinal)) cannot be encoded as JSON")
+        }
+        return .text(String(decoding: data, as: UTF8.self))
+    }
+
+    static func decode<V: Decodable>(_ stored: StoredValue, as type: V.Type, for backing: ModelBacking, at ordinal: Int) -> V {
+        let data: Data
+        switch stored {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        default: backing.conversionFailure(at: ordinal, to: V.self)
+        }
+        guard let value = try? JSONDecoder().decode(V.self, from: data) else {
+            backing.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+}
+
+// MARK: - Initial values (from init accessors, before `self` exists)
+
+extension ModelBacking {
+    @inline(__always)
+    func storeInitial(_ value: StoredValue, at ordinal: Int) {
+        if values.count <= ordinal {
+            values.append(contentsOf: repeatElement(.null, count: ordinal - values.count + 1))
+        }
+        values[ordinal] = value
+    }
+
+    public func setInitialValue<V: PersistentValue>(_ value: V, at ordinal: Int, as: V.Type) {
+        storeInitial(value.storedValue, at: ordinal)
+    }
+
+    public func setInitialValue<V: RawRepresentable>(_ value: V, at ordinal: Int, as: V.Type)
+    where V.RawValue: PersistentValue {
+        storeInitial(value.rawValue.storedValue, at: ordinal)
+    }
+
+    public func setInitialValue<V: RawRepresentable>(_ value: V?, at ordinal: Int, as: V?.Type)
+    where V.RawValue: PersistentValue {
+        storeInitial(value?.rawValue.storedValue ?? .null, at: ordinal)
+    }
+
+    public func setInitialValue<V: RawRepresentable & Codable>(_ value: V, at ordinal: Int, as: V.Type)
+    where V.RawValue: PersistentValue {
+        storeInitial(value.rawValue.storedValue, at: ordinal)
+    }
+
+    public func setInitialValue<V: RawRepresentable & Codable>(_ value: V?, at ordinal: Int, as: V?.Type)
+    where V.RawValue: PersistentValue {
+        storeInitial(value?.rawValue.storedValue ?? .null, at: ordinal)
+    }
+
+    public func setInitialValue<V: Codable>(_ value: V, at ordinal: Int, as: V.Type) {
+        storeInitial(JSONValueCoding.encode(value, for: self, at: ordinal), at: ordinal)
+    }
+
+    public func setInitialValue<V: Codable>(_ value: V?, at ordinal: Int, as: V?.Type) {
+        storeInitial(value.map { JSONValueCoding.encode($0, for: self, at: ordinal) } ?? .null, at: ordinal)
+    }
+}
+
+// MARK: - Reading and writing attributes
+
+extension PersistentModel {
+    @inline(__always)
+    func storedValue(at ordinal: Int) -> StoredValue {
+        let backing = persistentBacking
+        backing.willAccess()
+        return backing.values[ordinal]
+    }
+
+    /// Writes a stored value, recording the change when it differs.
+    @inline(__always)
+    package func setStoredValue(_ stored: StoredValue, at ordinal: Int) {
+        let backing = persistentBacking
+        backing.willAccess()
+        if backing.values.count <= ordinal {
+            backing.storeInitial(stored, at: ordinal)
+            return
+        }
+        guard backing.values[ordinal] != stored else { return }
+        backing.values[ordinal] = stored
+        backing.noteChange(at: ordinal, owner: self)
+    }
+
+    public func _$value<V: PersistentValue>(at ordinal: Int, as: V.Type) -> V {
+        guard let value = V(storedValue: storedValue(at: ordinal)) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: PersistentValue>(_ newValue: V, at ordinal: Int, as: V.Type) {
+        setStoredValue(newValue.storedValue, at: ordinal)
+    }
+
+    public func _$value<V: RawRepresentable>(at ordinal: Int, as: V.Type) -> V where V.RawValue: PersistentValue {
+        guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: RawRepresentable>(_ newValue: V, at ordinal: Int, as: V.Type)
+    where V.RawValue: PersistentValue {
+        setStoredValue(newValue.rawValue.storedValue, at: ordinal)
+    }
+
+    public func _$value<V: RawRepresentable>(at ordinal: Int, as: V?.Type) -> V? where V.RawValue: PersistentValue {
+        let stored = storedValue(at: ordinal)
+        if stored.isNull { return nil }
+        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: RawRepresentable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
+    where V.RawValue: PersistentValue {
+        setStoredValue(newValue?.rawValue.storedValue ?? .null, at: ordinal)
+    }
+
+    public func _$value<V: RawRepresentable & Codable>(at ordinal: Int, as: V.Type) -> V
+    where V.RawValue: PersistentValue {
+        guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: RawRepresentable & Codable>(_ newValue: V, at ordinal: Int, as: V.Type)
+    where V.RawValue: PersistentValue {
+        setStoredValue(newValue.rawValue.storedValue, at: ordinal)
+    }
+
+    public func _$value<V: RawRepresentable & Codable>(at ordinal: Int, as: V?.Type) -> V?
+    where V.RawValue: PersistentValue {
+        let stored = storedValue(at: ordinal)
+        if stored.isNull { return nil }
+        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: RawRepresentable & Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
+    where V.RawValue: PersistentValue {
+        setStoredValue(newValue?.rawValue.storedValue ?? .null, at: ordinal)
+    }
+
+    public func _$value<V: Codable>(at ordinal: Int, as: V.Type) -> V {
+        JSONValueCoding.decode(storedValue(at: ordinal), as: V.self, for: persistentBacking, at: ordinal)
+    }
+
+    public func _$setValue<V: Codable>(_ newValue: V, at ordinal: Int, as: V.Type) {
+        setStoredValue(JSONValueCoding.encode(newValue, for: persistentBacking, at: ordinal), at: ordinal)
+    }
+
+    public func _$value<V: Codable>(at ordinal: Int, as: V?.Type) -> V? {
+        let stored = storedValue(at: ordinal)
+        if stored.isNull { return nil }
+        return JSONValueCoding.decode(stored, as: V.self, for: persistentBacking, at: ordinal)
+    }
+
+    public func _$setValue<V: Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
+        let stored = newValue.map { JSONValueCoding.encode($0, for: persistentBacking, at: ordinal) } ?? .null
+        setStoredValue(stored, at: ordinal)
+    }
+}

@@ -1,0 +1,229 @@
+// Relationship accessors and the in-memory upkeep of inverses. Setting either
+// side of a relationship updates the other side at once, for objects in a
+// context; objects related before insertion are brought in line on insert.
+
+extension ModelBacking {
+    public func setInitialValue<D: PersistentModel>(_ value: D?, at ordinal: Int, as: D?.Type) {
+        storeInitial(.null, at: ordinal)
+        ensureRelations(count: ordinal + 1)
+        relations[ordinal] = .toOne(value)
+        if value != nil { needsInverseSync = true }
+    }
+
+    public func setInitialValue<D: PersistentModel>(_ value: [D], at ordinal: Int, as: [D].Type) {
+        storeInitial(.null, at: ordinal)
+        ensureRelations(count: ordinal + 1)
+        relations[ordinal] = .toMany(value)
+        if !value.isEmpty { needsInverseSync = true }
+    }
+}
+
+extension PersistentModel {
+    public func _$value<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
+        ObjectGraph.toOne(of: self, at: ordinal).map { $0 as! D }
+    }
+
+    public func _$setValue<D: PersistentModel>(_ newValue: D?, at ordinal: Int, as: D?.Type) {
+        ObjectGraph.setToOne(of: self, at: ordinal, to: newValue)
+    }
+
+    public func _$value<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
+        ObjectGraph.toMany(of: self, at: ordinal).map { $0 as! D }
+    }
+
+    public func _$setValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
+        ObjectGraph.setToMany(of: self, at: ordinal, to: newValue)
+    }
+}
+
+/// Reads and writes relationships and keeps inverses consistent.
+package enum ObjectGraph {
+    /// The object a to-one relationship points to, resolving a stored key.
+    package static func toOne(of owner: any PersistentModel, at ordinal: Int) -> (any PersistentModel)? {
+        let backing = owner.persistentBacking
+        backing.willAccess()
+        backing.ensureRelations(count: ordinal + 1)
+        if case .toOne(let target) = backing.relations[ordinal] { return target }
+        guard case .integer(let pk) = backing.values[ordinal], let entity = backing.entity,
+              let coordinator = backing.coordinator else {
+            backing.relations[ordinal] = .toOne(nil)
+            return nil
+        }
+        let target = coordinator.object(entityIndex: entity.destinationIndexByOrdinal[ordinal], primaryKey: pk)
+        backing.relations[ordinal] = .toOne(target)
+        return target
+    }
+
+    /// The members of a to-many relationship, loading them once.
+    package static func toMany(of owner: any PersistentModel, at ordinal: Int) -> [any PersistentModel] {
+        let backing = owner.persistentBacking
+        backing.willAccess()
+        backing.ensureRelations(count: ordinal + 1)
+        if case .toMany(let members) = backing.relations[ordinal] { return members }
+        guard let coordinator = backing.coordinator, backing.state != .new else {
+            backing.relations[ordinal] = .toMany([])
+            return []
+        }
+        let members = coordinator.loadToMany(of: owner, ordinal: ordinal)
+        backing.relations[ordinal] = .toMany(members)
+        return members
+    }
+
+    /// The loaded members of a to-many relationship, or nil when not loaded.
+    static func loadedMembers(of object: any PersistentModel, at ordinal: Int) -> [any PersistentModel]? {
+        let backing = object.persistentBacking
+        guard ordinal < backing.relations.count, case .toMany(let members) = backing.relations[ordinal] else {
+            return nil
+        }
+        return members
+    }
+
+    /// Sets a to-one slot and its foreign key, without touching inverses.
+    package static func assignToOne(of owner: any PersistentModel, at ordinal: Int, to target: (any PersistentModel)?) {
+        let backing = owner.persistentBacking
+        backing.willAccess()
+        backing.ensureRelations(count: ordinal + 1)
+        backing.relations[ordinal] = .toOne(target)
+        let key: StoredValue = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
+        backing.values[ordinal] = key
+        let pending = target.map { $0.persistentBacking.objectID.isTemporary } ?? false
+        backing.noteChange(at: ordinal, owner: owner, forceChanged: pending)
+    }
+
+    /// Sets a to-many slot, without touching inverses.
+    static func assignToMany(of owner: any PersistentModel, at ordinal: Int, to members: [any PersistentModel]) {
+        let backing = owner.persistentBacking
+        backing.ensureRelations(count: ordinal + 1)
+        backing.relations[ordinal] = .toMany(members)
+        backing.noteChange(at: ordinal, owner: owner, forceChanged: true)
+    }
+
+    /// Brings a new object into the other's context when only one of them is managed.
+    static func join(_ owner: any PersistentModel, _ target: any PersistentModel) {
+        let ownerCoordinator = owner.persistentBacking.coordinator
+        let targetCoordinator = target.persistentBacking.coordinator
+        if let ownerCoordinator, targetCoordinator == nil, target.persistentBacking.state == .new {
+            ownerCoordinator.adopt(target)
+        } else if let targetCoordinator, ownerCoordinator == nil, owner.persistentBacking.state == .new {
+            targetCoordinator.adopt(owner)
+        } else if let ownerCoordinator, let targetCoordinator, ownerCoordinator !== targetCoordinator {
+            preconditionFailure("Strata: cannot relate \(owner.objectID) and \(target.objectID), which belong to different contexts")
+        }
+    }
+
+    package static func setToOne(of owner: any PersistentModel, at ordinal: Int, to target: (any PersistentModel)?) {
+        if let target { join(owner, target) }
+        let backing = owner.persistentBacking
+        guard let entity = backing.entity else {
+            // Not in a context yet: remember the target and fix inverses on insert.
+            backing.storeInitial(.null, at: ordinal)
+            backing.ensureRelations(count: ordinal + 1)
+            backing.relations[ordinal] = .toOne(target)
+            backing.needsInverseSync = true
+            return
+        }
+        let old = toOne(of: owner, at: ordinal)
+        if old === target { return }
+        assignToOne(of: owner, at: ordinal, to: target)
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        guard inverse >= 0 else { return }
+        if let old { detach(owner, fromInverse: inverse, of: old) }
+        if let target { attach(owner, toInverse: inverse, of: target) }
+    }
+
+    package static func setToMany(of owner: any PersistentModel, at ordinal: Int, to members: [any PersistentModel]) {
+        for member in members { join(owner, member) }
+        let backing = owner.persistentBacking
+        guard let entity = backing.entity else {
+            backing.storeInitial(.null, at: ordinal)
+            backing.ensureRelations(count: ordinal + 1)
+            backing.relations[ordinal] = .toMany(members)
+            backing.needsInverseSync = true
+            return
+        }
+        let old = toMany(of: owner, at: ordinal)
+        let oldIDs = Set(old.map { ObjectIdentifier($0) })
+        let newIDs = Set(members.map { ObjectIdentifier($0) })
+        assignToMany(of: owner, at: ordinal, to: members)
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        guard inverse >= 0 else { return }
+        for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
+            if toOne(of: removed, at: inverse) === owner {
+                assignToOne(of: removed, at: inverse, to: nil)
+            }
+        }
+        for added in members where !oldIDs.contains(ObjectIdentifier(added)) {
+            let previous = toOne(of: added, at: inverse)
+            if previous === owner { continue }
+            if let previous, let previousMembers = loadedMembers(of: previous, at: ordinal) {
+                assignToMany(of: previous, at: ordinal, to: previousMembers.filter { $0 !== added })
+            }
+            assignToOne(of: added, at: inverse, to: owner)
+        }
+    }
+
+    /// Removes `member` from the inverse relationship of `object`.
+    static func detach(_ member: any PersistentModel, fromInverse inverse: Int, of object: any PersistentModel) {
+        guard let entity = object.persistentBacking.entity else { return }
+        if entity.properties[inverse].hasColumn {
+            if toOne(of: object, at: inverse) === member {
+                assignToOne(of: object, at: inverse, to: nil)
+            }
+        } else if let members = loadedMembers(of: object, at: inverse) {
+            assignToMany(of: object, at: inverse, to: members.filter { $0 !== member })
+        } else {
+            object.persistentBacking.noteChange(at: inverse, owner: object, forceChanged: true)
+        }
+    }
+
+    /// Adds `member` to the inverse relationship of `object`.
+    static func attach(_ member: any PersistentModel, toInverse inverse: Int, of object: any PersistentModel) {
+        guard let entity = object.persistentBacking.entity else { return }
+        if entity.properties[inverse].hasColumn {
+            // One-to-one: whoever `object` pointed to loses it.
+            let previous = toOne(of: object, at: inverse)
+            if previous === member { return }
+            let back = entity.inverseOrdinalByOrdinal[inverse]
+            if let previous, back >= 0, toOne(of: previous, at: back) === object {
+                assignToOne(of: previous, at: back, to: nil)
+            }
+            assignToOne(of: object, at: inverse, to: member)
+        } else if let members = loadedMembers(of: object, at: inverse) {
+            if !members.contains(where: { $0 === member }) {
+                assignToMany(of: object, at: inverse, to: members + [member])
+            }
+        } else {
+            object.persistentBacking.noteChange(at: inverse, owner: object, forceChanged: true)
+        }
+    }
+
+    /// Applies relationships set before insertion to their inverses.
+    package static func syncInverses(of object: any PersistentModel) {
+        let backing = object.persistentBacking
+        guard backing.needsInverseSync, let entity = backing.entity else { return }
+        backing.needsInverseSync = false
+        for (ordinal, property) in entity.properties.enumerated() {
+            guard case .relationship = property, ordinal < backing.relations.count else { continue }
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            switch backing.relations[ordinal] {
+            case .toOne(let target?):
+                join(object, target)
+                backing.noteChange(at: ordinal, owner: object, forceChanged: true)
+                if inverse >= 0 { attach(object, toInverse: inverse, of: target) }
+            case .toMany(let members):
+                for member in members {
+                    join(object, member)
+                    if inverse >= 0 {
+                        let previous = toOne(of: member, at: inverse)
+                        if previous !== object {
+                            if let previous { detach(member, fromInverse: ordinal, of: previous) }
+                            assignToOne(of: member, at: inverse, to: object)
+                        }
+                    }
+                }
+            default:
+                break
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// Placeholder storage that `@Model` gives each persistent property, so the
+/// compiler sees it initialised; the value itself lives in ``ModelBacking``.
+public struct _StrataNoStorage: Sendable {
+    public init() {}
+}
+
+/// What a context does for the objects it manages: load faults, resolve
+/// relationships, track changes. ``ManagedObjectContext`` adopts it.
+package protocol ObjectGraphCoordinator: AnyObject {
+    var schema: Schema { get }
+    /// Loads the stored values of a fault.
+    func fulfillFault(_ backing: ModelBacking)
+    /// The object for a row: registered, or a new fault.
+    func object(entityIndex: Int, primaryKey: Int64) -> any PersistentModel
+    /// The current members of a to-many relationship, including unsaved changes.
+    func loadToMany(of owner: any PersistentModel, ordinal: Int) -> [any PersistentModel]
+    /// An object of this context changed its first property since it was saved or fetched.
+    func noteUpdated(_ object: any PersistentModel)
+    /// A new object became related to one of this context's objects: insert it.
+    func adopt(_ object: any PersistentModel)
+}
+
+/// The lifecycle state of a managed object.
+package enum ObjectState: UInt8, Sendable {
+    /// Created, not inserted in any context.
+    case new
+    /// Inserted, not saved yet.
+    case inserted
+    /// Saved or fetched, managed by a context.
+    case registered
+    /// Deleted, deletion not saved yet.
+    case deleted
+    /// Deleted and saved, or its context was reset.
+    case invalidated
+}
+
+/// The loaded state of one relationship of one object.
+package enum RelationSlot {
+    case unloaded
+    case toOne((any PersistentModel)?)
+    case toMany([any PersistentModel])
+}
+
+/// The storage behind a model object's persistent properties.
+///
+/// Values are kept as ``StoredValue``s indexed by property ordinal, beside the
+/// last saved values, so change tracking, rollback and saving need no
+/// reflection. `@Model` routes properties here; hand-written models do the same.
+///
+/// ```swift
+/// var title: String {
+///     get { _$value(at: 0, as: String.self) }
+///     set { _$setValue(newValue, at: 0, as: String.self) }
+/// }
+/// ```
+public final class ModelBacking {
+    package let modelType: any PersistentModel.Type
+    package var entity: EntityDescription?
+    package var objectID: ObjectID
+    package weak var coordinator: (any ObjectGraphCoordinator)?
+    package var state: ObjectState
+    package var isFault: Bool
+    /// Current values by ordinal (a to-one relationship holds its foreign key).
+    package var values: ContiguousArray<StoredValue>
+    /// Values as last read from or written to the store.
+    package var committed: ContiguousArray<StoredValue>
+    /// The row version last read from or written to the store.
+    package var version: Int64 = 0
+    /// Ordinals whose values differ from the committed ones (relationships included).
+    package var changedOrdinals = OrdinalSet()
+    /// Loaded relationship members, by ordinal; empty until a relationship is used.
+    package var relations: ContiguousArray<RelationSlot> = []
+    /// Relationships were set before the object joined a context; their inverses
+    /// are brought up to date on insert.
+    package var needsInverseSync = false
+    /// For faults from a `fetchBatchSize` fetch: the keys that load together.
+    package var faultBatch: FaultBatch?
+
+    /// Storage for a new object of a model type.
+    public init(for modelType: any PersistentModel.Type) {
+        self.modelType = modelType
+        self.objectID = ObjectID(entityName: "", temporaryKey: 0)
+        self.state = .new
+        self.isFault = false
+        self.values = []
+        self.committed = []
+    }
+
+    /// Storage for a stored row, loaded now (`values` given) or later (a fault).
+    package init(
+        entity: EntityDescription, objectID: ObjectID, coordinator: any ObjectGraphCoordinator,
+        values: ContiguousArray<StoredValue>?, version: Int64
+    ) {
+        self.modelType = entity.modelType
+        self.entity = entity
+        self.objectID = objectID
+        self.coordinator = coordinator
+        self.state = .registered
+        if let values {
+            self.isFault = false
+            self.values = values
+            self.committed = values
+        } else {
+            self.isFault = true
+            self.values = []
+            self.committed = []
+        }
+        self.version = version
+    }
+
+    /// Makes sure the values are loaded.
+    @inline(__always)
+    package func willAccess() {
+        if isFault { fireFault() }
+    }
+
+    private func fireFault() {
+        guard let coordinator else {
+            preconditionFailure("Strata: \(objectID) is a fault whose context no longer exists")
+        }
+        coordinator.fulfillFault(self)
+    }
+
+    /// Fills a fault (or refreshes an object) with stored values.
+    package func load(values newValues: ContiguousArray<StoredValue>, version newVersion: Int64) {
+        values = newValues
+        committed = newValues
+        version = newVersion
+        isFault = false
+        changedOrdinals.removeAll()
+        relations = []
+        faultBatch = nil
+    }
+
+    /// Turns the object back into a fault, dropping unsaved changes.
+    package func turnIntoFault() {
+        values = []
+        committed = []
+        relations = []
+        changedOrdinals.removeAll()
+        isFault = true
+    }
+
+    /// Makes room for every property once the entity is known.
+    package func prepareForInsertion(entity: EntityDescription, objectID: ObjectID, coordinator: any ObjectGraphCoordinator) {
+        self.entity = entity
+        self.objectID = objectID
+        self.coordinator = coordinator
+        self.state = .inserted
+        let count = entity.properties.count
+        if values.count < count {
+            values.append(contentsOf: repeatElement(.null, count: count - values.count))
+        }
+        ensureRelations(count: count)
+        for (ordinal, property) in entity.properties.enumerated() {
+            guard case .relationship(let relationship) = property, case .unloaded = relations[ordinal] else { continue }
+            relations[ordinal] = relationship.isToMany ? .toMany([]) : .toOne(nil)
+        }
+    }
+
+    package func ensureRelations(count: Int) {
+        if relations.count < count {
+            relations.append(contentsOf: repeatElement(.unloaded, count: count - relations.count))
+        }
+    }
+
+    /// Records that a property changed, and tells the context the first time.
+    package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
+        guard state == .registered else { return }
+        let wasClean = changedOrdinals.isEmpty
+        if forceChanged || ordinal >= committed.count || committed[ordinal] != values[ordinal] {
+            changedOrdinals.insert(ordinal)
+        } else {
+            changedOrdinals.remove(ordinal)
+        }
+        if wasClean, !changedOrdinals.isEmpty {
+            coordinator?.noteUpdated(owner)
+        }
+    }
+
+    /// The changed attribute values, by name.
+    package func changedStoredValues() -> [String: StoredValue] {
+        guard let entity else { return [:] }
+        var result: [String: StoredValue] = [:]
+        for ordinal in changedOrdinals.elements where entity.properties[ordinal].hasColumn {
+            result[entity.properties[ordinal].name] = values[ordinal]
+        }
+        return result
+    }
+
+    /// The name of a property, for messages.
+    package func propertyName(at ordinal: Int) -> String {
+        if let entity { return "\(entity.name).\(entity.properties[ordinal].name)" }
+        let properties = modelType.schemaProperties
+        return ordinal < properties.count ? "\(modelType.entityName).\(properties[ordinal].name)" : "\(modelType.entityName)#\(ordinal)"
+    }
+
+    package func conversionFailure(at ordinal: Int, to type: Any.Type) -> Never {
+        preconditionFailure("Strata: the stored value of \(propertyName(at: ordinal)) cannot be read as \(type)")
+    }
+}
+
+@available(*, unavailable, message: "Model objects and their storage belong to one context's isolation domain; pass ObjectIDs instead")
+extension ModelBacking: Sendable {}
+
+/// Faults from one `fetchBatchSize` fetch that load together.
+package final class FaultBatch {
+    package let keys: ArraySlice<Int64>
+
+    package init(keys: ArraySlice<Int64>) {
+        self.keys = keys
+    }
+
+    package static func make(keys: [Int64], size: Int) -> [FaultBatch] {
+        stride(from: 0, to: keys.count, by: size).map { start in
+            FaultBatch(keys: keys[start..<min(start + size, keys.count)])
+        }
+    }
+}

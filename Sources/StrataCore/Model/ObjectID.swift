@@ -1,0 +1,121 @@
+import Foundation
+import Synchronization
+
+/// The identity of a managed object: `Sendable`, hashable and URI-representable.
+///
+/// An object's ID is temporary from `insert` until its first successful save, and
+/// permanent afterwards. Pass IDs — not objects — between isolation domains, and
+/// turn them back into objects with `context.existingObject(with:as:)`.
+///
+/// ```swift
+/// let id = try await container.performBackgroundTask { context in
+///     let book = Book(title: "Dune", year: 1965)
+///     context.insert(book)
+///     try context.save()
+///     return book.objectID
+/// }
+/// let url = id.uriRepresentation()   // strata://<store UUID>/Book/p1
+/// ```
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    enum Key: Hashable, Sendable {
+        case permanent(Int64)
+        case temporary(UInt64)
+    }
+
+    /// The entity of the object.
+    public let entityName: String
+    /// The identifier of the store holding the object (empty while temporary).
+    public let storeIdentifier: String
+    let key: Key
+
+    package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        self.key = .permanent(primaryKey)
+    }
+
+    private static let nextTemporaryKey = Atomic<UInt64>(1)
+
+    package static func makeTemporary(entityName: String) -> ObjectID {
+        let key = nextTemporaryKey.wrappingAdd(1, ordering: .relaxed).oldValue
+        return ObjectID(entityName: entityName, temporaryKey: key)
+    }
+
+    package init(entityName: String, temporaryKey: UInt64) {
+        self.entityName = entityName
+        self.storeIdentifier = ""
+        self.key = .temporary(temporaryKey)
+    }
+
+    /// Whether the object has not been saved yet.
+    public var isTemporary: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The row's primary key, once the ID is permanent.
+    public var primaryKey: Int64? {
+        if case .permanent(let pk) = key { return pk }
+        return nil
+    }
+
+    package var temporaryKey: UInt64? {
+        if case .temporary(let key) = key { return key }
+        return nil
+    }
+
+    /// The URI scheme of object IDs.
+    public static let uriScheme = "strata"
+
+    /// A URL that names this object; permanent IDs can be read back with
+    /// `PersistentContainer.objectID(forURIRepresentation:)`.
+    public func uriRepresentation() -> URL {
+        var components = URLComponents()
+        components.scheme = Self.uriScheme
+        switch key {
+        case .permanent(let pk):
+            components.host = storeIdentifier
+            components.path = "/\(entityName)/p\(pk)"
+        case .temporary(let key):
+            components.host = ""
+            components.path = "/\(entityName)/t\(key)"
+        }
+        return components.url!
+    }
+
+    /// Parses a permanent object URI into its parts, or nil.
+    package static func parse(uri: URL) -> (store: String, entity: String, primaryKey: Int64)? {
+        guard uri.scheme == uriScheme, let store = uri.host, !store.isEmpty else { return nil }
+        let parts = uri.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[1].first == "p", let pk = Int64(parts[1].dropFirst()), pk > 0 else {
+            return nil
+        }
+        return (store, String(parts[0]), pk)
+    }
+
+    public var description: String {
+        switch key {
+        case .permanent(let pk): "\(entityName)/p\(pk)"
+        case .temporary(let key): "\(entityName)/t\(key)"
+        }
+    }
+}
+
+extension ObjectID: Codable {
+    private enum CodingKeys: String, CodingKey { case uri }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let uri = try container.decode(URL.self, forKey: .uri)
+        guard let parts = ObjectID.parse(uri: uri) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .uri, in: container, debugDescription: "Not a permanent Strata object URI")
+        }
+        self.init(entityName: parts.entity, storeIdentifier: parts.store, primaryKey: parts.primaryKey)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uriRepresentation(), forKey: .uri)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A class whose instances a ``ManagedObjectContext`` manages and saves.
+///
+/// `@Model` adopts this protocol for you. Without the macro, adopt it by hand: list
+/// the persistent properties in ``schemaProperties`` (their order gives each its
+/// ordinal) and route every persistent property through ``persistentBacking``.
+///
+/// ```swift
+/// final class Tag: PersistentModel {
+///     static let schemaProperties: [PropertyMetadata] = [.property("label", \Tag.label)]
+///     let persistentBacking: ModelBacking
+///     var label: String {
+///         get { persistentBacking.value(at: 0, as: String.self) }
+///         set { persistentBacking.setValue(newValue, at: 0, as: String.self) }
+///     }
+///     init(label: String) {
+///         persistentBacking = ModelBacking(for: Tag.self)
+///         self.label = label
+///     }
+///     init(backing: ModelBacking) { persistentBacking = backing }
+/// }
+/// ```
+public protocol PersistentModel: AnyObject, Hashable {
+    /// The entity's name in the schema and the store. Defaults to the type's name.
+    static var entityName: String { get }
+    /// The persistent properties in declaration order.
+    static var schemaProperties: [PropertyMetadata] { get }
+    /// Compound uniqueness constraints (`#Unique`), as lists of property names.
+    static var uniquenessConstraints: [[String]] { get }
+    /// Extra indexes (`#Index`), as lists of property names.
+    static var indexes: [[String]] { get }
+    /// The storage behind the persistent properties.
+    var persistentBacking: ModelBacking { get }
+    /// Creates an object over storage that Strata provides (used for fetched objects).
+    init(backing: ModelBacking)
+
+    // Lifecycle hooks; empty by default.
+    /// Called once, when the object is inserted into a context.
+    func awakeFromInsert()
+    /// Called when a fetched object's values are first loaded.
+    func awakeFromFetch()
+    /// Called before the object is saved.
+    func willSave()
+    /// Called after the object was saved.
+    func didSave()
+    /// Called when the object is deleted from its context, before delete rules apply.
+    func prepareForDeletion()
+}
+
+extension PersistentModel {
+    /// Objects are equal when they are the same object (identity, as in Core Data).
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public static var entityName: String { String(describing: self) }
+    public static var uniquenessConstraints: [[String]] { [] }
+    public static var indexes: [[String]] { [] }
+    public func awakeFromInsert() {}
+    public func awakeFromFetch() {}
+    public func willSave() {}
+    public func didSave() {}
+    public func prepareForDeletion() {}
+}
+
+// MARK: - Object state
+
+extension PersistentModel {
+    /// The object's identity; temporary until the first save.
+    public var objectID: ObjectID { persistentBacking.objectID }
+
+    /// Whether the object was inserted and not saved yet.
+    public var isInserted: Bool { persistentBacking.state == .inserted }
+
+    /// Whether the object is deleted and the deletion not saved yet.
+    public var isDeleted: Bool { persistentBacking.state == .deleted }
+
+    /// Whether a saved object has unsaved changes to its properties.
+    public var isUpdated: Bool {
+        persistentBacking.state == .registered && !persistentBacking.changedOrdinals.isEmpty
+    }
+
+    /// Whether the object is inserted, updated or deleted and not saved yet.
+    public var hasChanges: Bool { isInserted || isDeleted || isUpdated }
+
+    /// Whether the object's values are not loaded yet.
+    public var isFault: Bool { persistentBacking.isFault }
+
+    /// The unsaved values, by property name, of the changed attributes.
+    public var changedValues: [String: StoredValue] {
+        persistentBacking.changedStoredValues()
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The set of entities a container manages, built from model types.
+///
+/// Building a schema validates it: names, types and inverse relationships. A
+/// `PersistentContainer` refuses an invalid schema with ``StrataError/Code/invalidSchema``.
+///
+/// ```swift
+/// let schema = Schema(Author.self, Book.self)
+/// try schema.validate()
+/// schema.entities.map(\.name)   // ["Author", "Book"]
+/// ```
+public final class Schema: Sendable {
+    /// The entities, in the order their types were given.
+    public let entities: [EntityDescription]
+    /// Every problem found while building, or empty when the schema is valid.
+    public let problems: [StrataError]
+    private let entityIndexByName: [String: Int]
+    private let entityIndexByType: [ObjectIdentifier: Int]
+
+    /// Builds a schema from model types.
+    public convenience init(_ types: any PersistentModel.Type...) {
+        self.init(types)
+    }
+
+    /// Builds a schema from an array of model types.
+    public init(_ types: [any PersistentModel.Type]) {
+        var builder = SchemaBuilder(types: types)
+        let built = builder.build()
+        entities = built.entities
+        problems = built.problems
+        entityIndexByName = Dictionary(built.entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+        entityIndexByType = Dictionary(
+            built.entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Throws the schema's problems as one ``StrataError`` (code `.invalidSchema`).
+    public func validate() throws(StrataError) {
+        guard let first = problems.first else { return }
+        if problems.count == 1 { throw first }
+        let list = problems.map(\.message).joined(separator: "; ")
+        throw StrataError(
+            .invalidSchema, "The schema has \(problems.count) problems: \(list)",
+            entityName: first.entityName, propertyName: first.propertyName, detailedErrors: problems)
+    }
+
+    /// The entity with this name.
+    public func entity(named name: String) -> EntityDescription? {
+        entityIndexByName[name].map { entities[$0] }
+    }
+
+    /// The entity of a model type; throws when the type is not part of the schema.
+    public func entity(for type: any PersistentModel.Type) throws(StrataError) -> EntityDescription {
+        guard let index = entityIndexByType[ObjectIdentifier(type)] else {
+            throw StrataError(
+                .invalidSchema, "\(type.entityName) is not an entity of this schema",
+                entityName: type.entityName)
+        }
+        return entities[index]
+    }
+
+    package func entityIndex(for type: any PersistentModel.Type) -> Int? {
+        entityIndexByType[ObjectIdentifier(type)]
+    }
+
+    /// The plain description recorded in a store.
+    public var summary: SchemaSummary {
+        SchemaSummary(entities: entities.map(\.summary))
+    }
+
+    /// A stable fingerprint of the schema's stored shape.
+    public var fingerprint: String { summary.fingerprint }
+}
+
+/// A schema as recorded in a store's metadata: entities without Swift types.
+///
+/// ```swift
+/// let data = try JSONEncoder().encode(schema.summary)
+/// let summary = try JSONDecoder().decode(SchemaSummary.self, from: data)
+/// ```
+public struct SchemaSummary: Sendable, Hashable, Codable {
+    public var entities: [EntitySummary]
+
+    /// The canonical JSON form (sorted keys), used for fingerprints and metadata.
+    public func canonicalJSON() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain value types cannot fail.
+        return (try? encoder.encode(self)) ?? Data()
+    }
+
+    /// A 64-bit FNV-1a hash of the canonical JSON, as 16 hex digits.
+    public var fingerprint: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in canonicalJSON() {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// What to fetch: an entity, an optional predicate, a sort order and limits.
+///
+/// ```swift
+/// var request = FetchRequest<Book>(
+///     predicate: #Predicate { $0.year >= 2000 },
+///     sortBy: [SortDescriptor(\.title)])
+/// request.fetchLimit = 20
+/// let books = try context.fetch(request)
+/// ```
+public struct FetchRequest<Model: PersistentModel> {
+    /// Which objects match; nil for all.
+    public var predicate: Predicate<Model>?
+    /// The order of the results; empty for store order.
+    public var sortBy: [SortDescriptor<Model>]
+    /// The most objects to return; nil for no limit.
+    public var fetchLimit: Int?
+    /// How many matching objects to skip first.
+    public var fetchOffset: Int = 0
+    /// When above zero, results are faults whose values load in batches of
+    /// this size as they are first used, so large results stay small in memory.
+    public var fetchBatchSize: Int = 0
+    /// Whether unsaved inserts, changes and deletes of the context count.
+    public var includesPendingChanges: Bool = true
+    /// Relationships to load together with the results.
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
+
+    public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+}

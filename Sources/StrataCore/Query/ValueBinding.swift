@@ -1,0 +1,122 @@
+import Foundation
+
+/// Converts a value captured by a predicate to the ``StoredValue`` its column holds,
+/// the same way attributes are stored, so a bound value compares equal to the
+/// stored one.
+///
+/// - `PersistentValue` types use their `storedValue` (`Bool` → 0/1, `Date` →
+///   seconds since 1970, `UUID` → its string, …); `nil` becomes `.null`.
+/// - `RawRepresentable` types whose raw value is a `PersistentValue` use the raw value.
+/// - A model object or an ``ObjectID`` becomes its row's primary key; it throws
+///   when the object was never saved (no row can match it).
+/// - Any other `Encodable` value becomes JSON text with sorted keys (meaningful
+///   for equality only).
+///
+/// ```swift
+/// try storedValue(forPredicateValue: Date(timeIntervalSince1970: 10))  // .real(10)
+/// try storedValue(forPredicateValue: Optional<Int>.none)               // .null
+/// ```
+package func storedValue(forPredicateValue value: Any) throws(StrataError) -> StoredValue {
+    // Optionals first: `Optional<Enum>` is neither a PersistentValue nor RawRepresentable.
+    if let optional = value as? any PredicateOptionalValue {
+        guard let wrapped = optional.predicateWrappedValue else { return .null }
+        return try storedValue(forPredicateValue: wrapped)
+    }
+    if let persistent = value as? any PersistentValue {
+        return persistent.storedValue
+    }
+    if let model = value as? any PersistentModel {
+        return .integer(try primaryKey(of: model.objectID, entityName: type(of: model).entityName))
+    }
+    if let objectID = value as? ObjectID {
+        return .integer(try primaryKey(of: objectID, entityName: objectID.entityName))
+    }
+    if let raw = value as? any RawRepresentable {
+        let rawValue = predicateRawValue(of: raw)
+        if let persistent = rawValue as? any PersistentValue {
+            return persistent.storedValue
+        }
+        throw StrataError(
+            .unsupportedPredicate,
+            "the raw value type \(type(of: rawValue)) of \(type(of: value)) cannot be stored, so it cannot be compared in a predicate")
+    }
+    if let encodable = value as? any Encodable {
+        return try predicateJSON(encodable)
+    }
+    throw StrataError(
+        .unsupportedPredicate, "a value of type \(type(of: value)) cannot be compared with stored values")
+}
+
+/// The primary key of a saved object; unsaved objects have no row to compare with.
+func primaryKey(of objectID: ObjectID, entityName: String) throws(StrataError) -> Int64 {
+    guard let key = objectID.primaryKey else {
+        throw StrataError(
+            .unsupportedPredicate,
+            "a predicate compares with an unsaved \(entityName) object; save it first",
+            entityName: entityName, objectIDs: [objectID])
+    }
+    return key
+}
+
+private func predicateRawValue<R: RawRepresentable>(of value: R) -> Any {
+    value.rawValue
+}
+
+/// JSON text with sorted keys: the same encoding `ModelBacking` uses for `Codable` attributes.
+private func predicateJSON<E: Encodable>(_ value: E) throws(StrataError) -> StoredValue {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    do {
+        return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+    } catch {
+        throw StrataError(
+            .unsupportedPredicate, "a predicate value of type \(E.self) cannot be encoded as JSON",
+            underlyingError: error)
+    }
+}
+
+// MARK: - Optionals seen through `Any`
+
+/// Lets code holding an `Any` (or a metatype) see through `Optional`.
+protocol PredicateOptionalValue {
+    var predicateWrappedValue: Any? { get }
+    static var predicateWrappedType: Any.Type { get }
+}
+
+extension Optional: PredicateOptionalValue {
+    var predicateWrappedValue: Any? { self.map { $0 as Any } }
+    static var predicateWrappedType: Any.Type { Wrapped.self }
+}
+
+/// The type with every level of `Optional` removed.
+func predicateBaseType(_ type: Any.Type) -> Any.Type {
+    if let optional = type as? any PredicateOptionalValue.Type {
+        return predicateBaseType(optional.predicateWrappedType)
+    }
+    return type
+}
+
+/// Whether values of this type are `nil`-able in Swift.
+func isPredicateOptional(_ type: Any.Type) -> Bool {
+    type is any PredicateOptionalValue.Type
+}
+
+/// Why SQL cannot order values of this Swift type the way Swift does, or nil when it can.
+///
+/// Numbers, strings (compared by code point, as `String.<` does for
+/// NFC-normalized text), dates and UUIDs order the same in SQL and Swift.
+/// Decimals are stored as text, enums by raw value and other `Codable`
+/// values as JSON, so SQL's order differs from their `Comparable` order.
+func sqlOrderingProblem(for type: Any.Type) -> String? {
+    let base = predicateBaseType(type)
+    if base == Decimal.self {
+        return "Decimal values are stored as text, so SQL cannot order them"
+    }
+    if base is any PersistentValue.Type {
+        return nil
+    }
+    if base is any PersistentModel.Type {
+        return "model objects have no order"
+    }
+    return "\(base) values are stored by raw value or as JSON, whose SQL order differs from Swift's"
+}

@@ -1,0 +1,87 @@
+/// A row to insert: values by column, and foreign keys to rows inserted by the same save.
+package struct RowInsert: Sendable {
+    package var entityIndex: Int
+    package var temporaryKey: UInt64
+    /// Values in the entity's column order.
+    package var values: [StoredValue]
+    /// Columns whose value is the key of another row inserted in the same save.
+    package var pendingReferences: [PendingReference]
+}
+
+/// A foreign key to a row that gets its primary key in the same save.
+package struct PendingReference: Sendable {
+    package var column: Int
+    package var temporaryKey: UInt64
+}
+
+/// Changed columns of one stored row.
+package struct RowUpdate: Sendable {
+    package var entityIndex: Int
+    package var primaryKey: Int64
+    package var columns: [Int]
+    package var values: [StoredValue]
+    package var pendingReferences: [PendingReference]
+}
+
+/// A stored row to delete.
+package struct RowDelete: Sendable {
+    package var entityIndex: Int
+    package var primaryKey: Int64
+}
+
+/// Everything one context save asks the store to write, as one transaction.
+package struct SaveRequest: Sendable {
+    package var inserts: [RowInsert] = []
+    package var updates: [RowUpdate] = []
+    package var deletes: [RowDelete] = []
+    package var author: String?
+    package var contextName: String?
+
+    package init() {}
+
+    package var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What the store assigned while saving.
+package struct SaveResult: Sendable {
+    /// Primary keys given to inserted rows, by temporary key.
+    package var assignedKeys: [UInt64: Int64] = [:]
+    /// New row versions of updated rows, in the order of the request's updates.
+    package var updatedVersions: [Int64] = []
+    /// The committed changes, as broadcast to other contexts.
+    package var changes: ChangeSet
+}
+
+/// The changes one save committed: `Sendable`, so other contexts can merge them.
+///
+/// ```swift
+/// for change in changeSet.updated { print(change.objectID, change.values) }
+/// ```
+public struct ChangeSet: Sendable {
+    /// One changed row.
+    public struct Row: Sendable {
+        public var objectID: ObjectID
+        package var entityIndex: Int
+        /// Ordinals of the properties whose new values are in ``values``.
+        public var ordinals: [Int]
+        public var values: [StoredValue]
+        public var version: Int64
+    }
+
+    /// The store that committed the changes.
+    public var storeIdentifier: String
+    public var inserted: [Row] = []
+    public var updated: [Row] = []
+    public var deleted: [Row] = []
+    /// The author and context name of the save, if set.
+    public var author: String?
+    public var contextName: String?
+    /// A token unique to the context that saved, so it can skip its own changes.
+    package var originToken: ObjectIdentifier?
+
+    package init(storeIdentifier: String) {
+        self.storeIdentifier = storeIdentifier
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}

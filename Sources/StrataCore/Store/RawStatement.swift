@@ -1,0 +1,94 @@
+import GRDB
+import GRDBSQLite
+
+/// Binding and reading values on a prepared statement with the SQLite C API,
+/// so hot paths pay no per-row allocation or dictionary lookup.
+package struct RawStatement {
+    package let handle: SQLiteStatement
+    let database: Database
+
+    init(_ statement: Statement, in database: Database) {
+        self.handle = statement.sqliteStatement
+        self.database = database
+    }
+
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds a value at a 1-based index.
+    func bind(_ value: StoredValue, at index: Int32) {
+        switch value {
+        case .null:
+            sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            var text = text
+            text.withUTF8 { buffer in
+                _ = sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+            }
+        case .blob(let blob):
+            blob.withUnsafeBytes { buffer in
+                _ = sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+            }
+        }
+    }
+
+    func bind(_ values: [StoredValue], startingAt first: Int32 = 1) {
+        for (offset, value) in values.enumerated() {
+            bind(value, at: first + Int32(offset))
+        }
+    }
+
+    /// Steps once; true when a row is available.
+    func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let message = String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+            let sql = sqlite3_sql(handle).map { String(cString: $0) }
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func execute() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    func int64(at column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+
+    /// The value of a column of the current row, by 0-based index.
+    func value(at column: Int32) -> StoredValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_text(handle, column) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+}
+
+import Foundation

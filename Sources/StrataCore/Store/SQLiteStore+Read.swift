@@ -1,0 +1,84 @@
+import GRDB
+
+/// A stored row as fetched: key, version and values in column order.
+package struct RowCursor {
+    let statement: RawStatement
+    let columnCount: Int
+
+    package var primaryKey: Int64 { statement.int64(at: 0) }
+    package var version: Int64 { statement.int64(at: 1) }
+
+    /// The value of column `index` (0-based, in the entity's column order).
+    package func value(atColumn index: Int) -> StoredValue {
+        statement.value(at: Int32(index + 2))
+    }
+}
+
+extension SQLiteStore {
+    /// The `SELECT` list for an entity's rows, to be used with ``fetchRows(entityIndex:sql:arguments:_:)``.
+    package func selectList(entityIndex: Int) -> String {
+        layout.entities[entityIndex].selectList
+    }
+
+    package func tableName(entityIndex: Int) -> String {
+        layout.entities[entityIndex].table
+    }
+
+    /// Runs a query whose result columns start with the entity's select list and
+    /// hands each row to `body`, on a reader connection (a consistent snapshot).
+    package func fetchRows(
+        entityIndex: Int, sql: String, arguments: [StoredValue], _ body: (RowCursor) throws -> Void
+    ) throws(StrataError) {
+        do {
+            try writer.read { db in
+                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.reset()
+                defer { statement.reset() }
+                statement.bind(arguments)
+                let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
+                while try statement.step() {
+                    try body(cursor)
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Runs a query returning one integer column per row (keys, counts).
+    package func fetchIntegers(sql: String, arguments: [StoredValue]) throws(StrataError) -> [Int64] {
+        do {
+            return try writer.read { db in
+                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.reset()
+                defer { statement.reset() }
+                statement.bind(arguments)
+                var result: [Int64] = []
+                while try statement.step() { result.append(statement.int64(at: 0)) }
+                return result
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    /// Loads one row by primary key; nil when it no longer exists.
+    package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> (values: ContiguousArray<StoredValue>, version: Int64)? {
+        var found: (ContiguousArray<StoredValue>, Int64)?
+        try fetchRows(entityIndex: entityIndex, sql: layout.entities[entityIndex].selectByKeySQL,
+                      arguments: [.integer(primaryKey)]) { row in
+            found = (decodeValues(row, entityIndex: entityIndex), row.version)
+        }
+        return found
+    }
+
+    /// Reads a row's column values into an array indexed by property ordinal.
+    package func decodeValues(_ row: RowCursor, entityIndex: Int) -> ContiguousArray<StoredValue> {
+        let entity = schema.entities[entityIndex]
+        var values = ContiguousArray<StoredValue>(repeating: .null, count: entity.properties.count)
+        for (column, ordinal) in entity.columnOrdinals.enumerated() {
+            values[ordinal] = row.value(atColumn: column)
+        }
+        return values
+    }
+}

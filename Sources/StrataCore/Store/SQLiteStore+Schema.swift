@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+
+extension SQLiteStore {
+    /// Creates tables, indexes and metadata for a new store, in the caller's
+    /// transaction. Returns the new store identifier.
+    static func createSchema(_ db: Database, schema: Schema, layout: StoreLayout) throws -> String {
+        try db.execute(sql: """
+            CREATE TABLE \(StoreLayout.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE \(StoreLayout.sequenceTable) (entity TEXT PRIMARY KEY NOT NULL, max_pk INTEGER NOT NULL);
+            """)
+        for entity in schema.entities {
+            try db.execute(sql: createTableSQL(entity, schema: schema))
+            for statement in indexSQL(entity) {
+                try db.execute(sql: statement)
+            }
+        }
+        let metadata = StoreMetadata(
+            storeIdentifier: UUID().uuidString, formatVersion: StoreMetadata.formatVersion,
+            fingerprint: schema.fingerprint, schema: schema.summary)
+        try metadata.write(db)
+        return metadata.storeIdentifier
+    }
+
+    static func createTableSQL(_ entity: EntityDescription, schema: Schema) -> String {
+        var definitions = ["pk INTEGER PRIMARY KEY", "\(StoreLayout.versionColumn) INTEGER NOT NULL DEFAULT 1"]
+        for ordinal in entity.columnOrdinals {
+            switch entity.properties[ordinal] {
+            case .attribute(let attribute):
+                var definition = "\(quote(attribute.name)) \(attribute.type.columnType)"
+                if !attribute.isOptional { definition += " NOT NULL" }
+                definitions.append(definition)
+            case .relationship(let relationship):
+                let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+                var definition = "\(quote(relationship.name)) INTEGER"
+                // The rule of the inverse to-many decides what the database does
+                // when the destination row goes, so the store stays consistent even
+                // against writers that never loaded the relationship.
+                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+                let rule = inverse >= 0 ? destination.relationship(at: inverse)?.deleteRule : DeleteRule.nullify
+                let action: String? = switch rule ?? .nullify {
+                case .nullify: "SET NULL"
+                case .cascade: "CASCADE"
+                case .deny: "RESTRICT"
+                case .noAction: nil
+                }
+                if let action {
+                    definition += " REFERENCES \(quote(destination.name))(pk) ON DELETE \(action) DEFERRABLE INITIALLY DEFERRED"
+                }
+                definitions.append(definition)
+            }
+        }
+        return "CREATE TABLE \(quote(entity.name)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    static func indexSQL(_ entity: EntityDescription) -> [String] {
+        var statements: [String] = []
+        let table = quote(entity.name)
+        func indexName(_ kind: String, _ columns: [String]) -> String {
+            quote("_strata_\(kind)_\(entity.name)_" + columns.joined(separator: "_"))
+        }
+        for ordinal in entity.columnOrdinals {
+            switch entity.properties[ordinal] {
+            case .attribute(let attribute) where attribute.isUnique:
+                statements.append("CREATE UNIQUE INDEX \(indexName("unique", [attribute.name])) ON \(table)(\(quote(attribute.name)))")
+            case .relationship(let relationship):
+                statements.append("CREATE INDEX \(indexName("fk", [relationship.name])) ON \(table)(\(quote(relationship.name)))")
+            default:
+                break
+            }
+        }
+        for group in entity.uniquenessConstraints {
+            let columns = group.map(quote).joined(separator: ", ")
+            statements.append("CREATE UNIQUE INDEX \(indexName("unique", group)) ON \(table)(\(columns))")
+        }
+        for group in entity.indexes {
+            let columns = group.map(quote).joined(separator: ", ")
+            statements.append("CREATE INDEX \(indexName("index", group)) ON \(table)(\(columns))")
+        }
+        return statements
+    }
+}

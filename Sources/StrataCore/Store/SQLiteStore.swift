@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The embedded SQLite store, reached through GRDB.
+///
+/// File stores use a `DatabasePool` in WAL mode: reads run on reader connections,
+/// each a consistent snapshot, and every save runs on the one writer connection
+/// as one transaction. In-memory stores use a `DatabaseQueue`. The store speaks
+/// rows and change sets only; contexts turn them into objects.
+///
+/// ```swift
+/// let store = try SQLiteStore(location: .file(url), schema: schema)
+/// ```
+package final class SQLiteStore: Sendable {
+    /// Where the store lives.
+    package enum Location: Sendable, Hashable {
+        case file(URL)
+        case inMemory
+    }
+
+    /// The store's UUID, recorded in its metadata.
+    package let identifier: String
+    package let schema: Schema
+    package let location: Location
+    package let isReadOnly: Bool
+    let writer: any DatabaseWriter
+    let observers = StoreObservers()
+    let layout: StoreLayout
+    static let logger = Logger(label: "strata")
+
+    /// Opens (or creates) a store and checks it against the schema.
+    ///
+    /// A file that is not SQLite throws `.corruptStore`; a store with another schema
+    /// throws `.incompatibleStore`. In both cases the file is not modified.
+    package init(location: Location, schema: Schema, readOnly: Bool = false) throws(StrataError) {
+        self.schema = schema
+        self.location = location
+        self.isReadOnly = readOnly
+        let layout = StoreLayout(schema: schema)
+        self.layout = layout
+        do {
+            switch location {
+            case .inMemory:
+                let queue = try DatabaseQueue(configuration: Self.configuration(readOnly: false))
+                writer = queue
+                identifier = try queue.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
+            case .file(let url):
+                let existing = try Self.inspectExistingFile(at: url, schema: schema)
+                if existing == nil, readOnly {
+                    throw StrataError(.readOnlyStore, "The read-only store \(url.lastPathComponent) does not exist")
+                }
+                if existing == nil {
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                }
+                let pool = try DatabasePool(path: url.path, configuration: Self.configuration(readOnly: readOnly))
+                writer = pool
+                if let existing {
+                    identifier = existing
+                } else {
+                    identifier = try pool.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
+                }
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw Self.translate(error, whileOpening: location)
+        }
+    }
+
+    static func configuration(readOnly: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.readonly = readOnly
+        configuration.foreignKeysEnabled = true
+        configuration.label = "strata"
+        configuration.busyMode = .timeout(10)
+        return configuration
+    }
+
+    /// Reads an existing file's metadata without changing it. Returns the store
+    /// identifier, or nil when there is no store yet (no file, or an empty database).
+    private static func inspectExistingFile(at url: URL, schema: Schema) throws -> String? {
+        let path = url.path
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 { return nil }
+        let header = FileHandle(forReadingAtPath: path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 16)
+        }
+        guard let header, header == Data("SQLite format 3\0".utf8) else {
+            throw StrataError(
+                .corruptStore, "\(url.lastPathComponent) is not a SQLite database; it was left untouched")
+        }
+        var configuration = configuration(readOnly: true)
+        configuration.label = "strata.inspect"
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db -> String? in
+            guard try db.tableExists(StoreLayout.metadataTable) else {
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                if tables.isEmpty { return nil }
+                throw StrataError(
+                    .incompatibleStore,
+                    "\(url.lastPathComponent) is a SQLite database that Strata did not create; it was left untouched")
+            }
+            let metadata = try StoreMetadata.read(db)
+            try metadata.check(against: schema, fileName: url.lastPathComponent)
+            return metadata.storeIdentifier
+        }
+    }
+
+    /// Maps GRDB and SQLite failures to Strata's error codes.
+    static func translate(_ error: any Error, whileOpening location: Location? = nil) -> StrataError {
+        if let error = error as? StrataError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                return StrataError(.corruptStore, "The store file is damaged or not a SQLite database", underlyingError: error)
+            case .SQLITE_READONLY:
+                return StrataError(.readOnlyStore, "The store is read-only", underlyingError: error)
+            default:
+                break
+            }
+            switch error.extendedResultCode {
+            case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+                return StrataError(.uniquenessConflict, "A uniqueness constraint was violated: \(constraintName(error))",
+                                   underlyingError: error)
+            case .SQLITE_CONSTRAINT_NOTNULL:
+                return StrataError(.validation, "A required value is missing: \(constraintName(error))", underlyingError: error)
+            case .SQLITE_CONSTRAINT_FOREIGNKEY:
+                return StrataError(.validation, "A relationship points to an object that does not exist or may not be deleted",
+                                   underlyingError: error)
+            default:
+                return StrataError(.sqlite, "SQLite error \(error.resultCode.rawValue): \(error.message ?? "")",
+                                   underlyingError: error)
+            }
+        }
+        if let location, case .file(let url) = location {
+            return StrataError(.sqlite, "Could not open \(url.lastPathComponent)", underlyingError: SendableDescription(error))
+        }
+        return StrataError(.sqlite, "Store operation failed", underlyingError: SendableDescription(error))
+    }
+
+    /// The table and column named by a constraint failure message (no values).
+    private static func constraintName(_ error: DatabaseError) -> String {
+        let message = error.message ?? ""
+        if let range = message.range(of: "failed: ") { return String(message[range.upperBound...]) }
+        return message
+    }
+
+    package func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
+    package func removeObserver(_ observer: any StoreObserver) { observers.remove(observer) }
+
+    /// Closes the store's connections.
+    package func close() throws(StrataError) {
+        do {
+            if let pool = writer as? DatabasePool { try pool.close() }
+            if let queue = writer as? DatabaseQueue { try queue.close() }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}
+
+/// Carries a non-Sendable error's description across domains.
+struct SendableDescription: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ error: any Error) { description = String(describing: error) }
+}

@@ -1,0 +1,49 @@
+/// The SQL a store reuses for each entity, computed once per store.
+///
+/// Identifiers come from the validated schema (plain identifiers only) and are
+/// quoted; values are always bound.
+package struct StoreLayout: Sendable {
+    package static let metadataTable = "_strata_metadata"
+    package static let sequenceTable = "_strata_sequence"
+    package static let versionColumn = "_version"
+
+    package struct Entity: Sendable {
+        package let table: String
+        /// Quoted column names in column order.
+        package let columns: [String]
+        /// `t0.pk, t0._version, t0."a", …`: primary key, version, then columns.
+        package let selectList: String
+        package let insertSQL: String
+        package let deleteSQL: String
+        package let selectByKeySQL: String
+    }
+
+    package let entities: [Entity]
+
+    package init(schema: Schema) {
+        entities = schema.entities.map { entity in
+            let table = quote(entity.name)
+            let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
+            let selectList = (["t0.pk", "t0.\(Self.versionColumn)"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
+            let insertColumns = (["pk", Self.versionColumn] + columns).joined(separator: ", ")
+            let placeholders = (["?", "1"] + Array(repeating: "?", count: columns.count)).joined(separator: ", ")
+            return Entity(
+                table: table, columns: columns, selectList: selectList,
+                insertSQL: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))",
+                deleteSQL: "DELETE FROM \(table) WHERE pk = ?",
+                selectByKeySQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk = ?")
+        }
+    }
+
+    /// `UPDATE … SET` for a set of changed columns; returns the new version.
+    package func updateSQL(entityIndex: Int, columns: [Int]) -> String {
+        let entity = entities[entityIndex]
+        let assignments = ["\(Self.versionColumn) = \(Self.versionColumn) + 1"] + columns.map { "\(entity.columns[$0]) = ?" }
+        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE pk = ? RETURNING \(Self.versionColumn)"
+    }
+}
+
+/// Quotes an identifier for SQL.
+package func quote(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

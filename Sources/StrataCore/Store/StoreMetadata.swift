@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+
+/// The metadata row set of a store: identity, format and the schema it was written with.
+package struct StoreMetadata: Sendable {
+    /// Bumped when Strata changes how it lays out stores.
+    package static let formatVersion = 1
+
+    package var storeIdentifier: String
+    package var formatVersion: Int
+    package var fingerprint: String
+    package var schema: SchemaSummary
+
+    package static func read(_ db: Database) throws -> StoreMetadata {
+        let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreLayout.metadataTable)")
+        var values: [String: String] = [:]
+        for row in rows { values[row["key"]] = row["value"] }
+        guard let identifier = values["storeIdentifier"], let format = values["formatVersion"].flatMap(Int.init),
+              let fingerprint = values["fingerprint"], let json = values["schema"],
+              let schema = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
+            throw StrataError(.corruptStore, "The store's metadata is incomplete")
+        }
+        return StoreMetadata(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema)
+    }
+
+    package func write(_ db: Database) throws {
+        let json = String(decoding: schema.canonicalJSON(), as: UTF8.self)
+        let entries: [(String, String)] = [
+            ("storeIdentifier", storeIdentifier), ("formatVersion", String(formatVersion)),
+            ("fingerprint", fingerprint), ("schema", json),
+        ]
+        for (key, value) in entries {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(StoreLayout.metadataTable) (key, value) VALUES (?, ?)",
+                arguments: [key, value])
+        }
+    }
+
+    /// Throws `.incompatibleStore` listing the differences when the schemas differ.
+    package func check(against current: Schema, fileName: String) throws {
+        guard formatVersion <= Self.formatVersion else {
+            throw StrataError(.incompatibleStore, "\(fileName) was written by a newer version of Strata (format \(formatVersion))")
+        }
+        guard fingerprint != current.fingerprint else { return }
+        let differences = SchemaDifference.between(stored: schema, current: current.summary)
+        guard !differences.isEmpty else { return }
+        throw StrataError(
+            .incompatibleStore,
+            "\(fileName) was written with a different schema; it was left untouched. Differences: "
+                + differences.map(\.description).joined(separator: "; "))
+    }
+}
+
+/// One difference between a stored schema and the current one.
+package struct SchemaDifference: Sendable, CustomStringConvertible {
+    package var description: String
+
+    package static func between(stored: SchemaSummary, current: SchemaSummary) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        let old = Dictionary(stored.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let new = Dictionary(current.entities.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        for name in old.keys.sorted() where new[name] == nil {
+            result.append(SchemaDifference(description: "entity \(name) was removed"))
+        }
+        for name in new.keys.sorted() where old[name] == nil {
+            result.append(SchemaDifference(description: "entity \(name) was added"))
+        }
+        for name in new.keys.sorted() {
+            guard let before = old[name], let after = new[name] else { continue }
+            let beforeProperties = Dictionary(before.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            let afterProperties = Dictionary(after.properties.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for property in beforeProperties.keys.sorted() where afterProperties[property] == nil {
+                result.append(SchemaDifference(description: "\(name).\(property) was removed"))
+            }
+            for property in afterProperties.keys.sorted() {
+                guard let was = beforeProperties[property] else {
+                    result.append(SchemaDifference(description: "\(name).\(property) was added"))
+                    continue
+                }
+                if was != afterProperties[property] {
+                    result.append(SchemaDifference(description: "\(name).\(property) changed"))
+                }
+            }
+            if before.uniquenessConstraints != after.uniquenessConstraints || before.indexes != after.indexes {
+                result.append(SchemaDifference(description: "\(name) has different constraints or indexes"))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,25 @@
+import Synchronization
+
+/// A value guarded by a mutex, shared by reference.
+///
+/// ```swift
+/// let counter = Locked(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+package final class Locked<Value: ~Copyable>: Sendable where Value: Sendable {
+    private let mutex: Mutex<Value>
+
+    package init(_ value: consuming sending Value) {
+        mutex = Mutex(value)
+    }
+
+    package func withLock<Result: ~Copyable>(
+        _ body: (inout sending Value) throws -> sending Result
+    ) rethrows -> sending Result {
+        try mutex.withLock(body)
+    }
+}
+
+extension Locked where Value: Copyable {
+    package var value: Value { withLock { $0 } }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The one error type Strata throws.
+///
+/// Match on ``code``; read ``message`` for a sentence a person can act on. Bound
+/// values stay out of messages.
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch let error as StrataError where error.code == .validation {
+///     print(error.message, error.objectIDs)
+/// }
+/// ```
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. New codes can be added without breaking matches.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The container's stores are not loaded yet (or failed to load).
+        public static let storeNotLoaded = Code(rawValue: "storeNotLoaded")
+        /// The store file is not a readable SQLite database.
+        public static let corruptStore = Code(rawValue: "corruptStore")
+        /// The store was written with a different schema.
+        public static let incompatibleStore = Code(rawValue: "incompatibleStore")
+        /// The schema itself is invalid (names, types, inverses).
+        public static let invalidSchema = Code(rawValue: "invalidSchema")
+        /// A predicate or sort cannot be translated to SQL.
+        public static let unsupportedPredicate = Code(rawValue: "unsupportedPredicate")
+        /// An object failed validation at save.
+        public static let validation = Code(rawValue: "validation")
+        /// A uniqueness constraint was violated.
+        public static let uniquenessConflict = Code(rawValue: "uniquenessConflict")
+        /// An optimistic-locking conflict.
+        public static let mergeConflict = Code(rawValue: "mergeConflict")
+        /// No object exists for an ID.
+        public static let objectNotFound = Code(rawValue: "objectNotFound")
+        /// A history token refers to pruned history.
+        public static let historyTokenExpired = Code(rawValue: "historyTokenExpired")
+        /// A migration step failed.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
+        /// A stored value could not be converted to the model's type.
+        public static let valueConversion = Code(rawValue: "valueConversion")
+        /// An object was used with a context it does not belong to, or after reset.
+        public static let invalidObject = Code(rawValue: "invalidObject")
+        /// The store is read-only.
+        public static let readOnlyStore = Code(rawValue: "readOnlyStore")
+        /// SQLite reported an error.
+        public static let sqlite = Code(rawValue: "sqlite")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence for people; it names entities and properties, never bound values.
+    public var message: String
+    /// The error that caused this one, if any.
+    public var underlyingError: (any Error & Sendable)?
+    /// The objects concerned, when the failure is about objects.
+    public var objectIDs: [ObjectID]
+    /// The entity concerned, when there is one.
+    public var entityName: String?
+    /// The property concerned, when there is one.
+    public var propertyName: String?
+    /// Further failures reported together with this one (for example every
+    /// validation failure of one save).
+    public var detailedErrors: [StrataError]
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        entityName: String? = nil,
+        propertyName: String? = nil,
+        objectIDs: [ObjectID] = [],
+        underlyingError: (any Error & Sendable)? = nil,
+        detailedErrors: [StrataError] = []
+    ) {
+        self.code = code
+        self.message = message
+        self.entityName = entityName
+        self.propertyName = propertyName
+        self.objectIDs = objectIDs
+        self.underlyingError = underlyingError
+        self.detailedErrors = detailedErrors
+    }
+
+    public var description: String {
+        var text = "StrataError.\(code): \(message)"
+        if let underlyingError { text += " (\(underlyingError))" }
+        return text
+    }
+}
+
+extension StrataError: LocalizedError {
+    public var errorDescription: String? { description }
+}

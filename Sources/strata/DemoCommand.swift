@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata demo`: creates or reopens a store, imports sample data in the
+/// background and shows the view context receiving it.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Import sample data in a background context and watch the view context receive it.")
+
+    @Option(name: .long, help: "The folder for the store (default: Strata's default directory).")
+    var directory: String?
+
+    @Flag(name: .long, help: "Delete the demo store first.")
+    var fresh = false
+
+    func run() async throws {
+        if let directory {
+            PersistentContainer.defaultDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
+        }
+        let container = try PersistentContainer(name: "StrataDemo", schema: Schema(Author.self, Book.self))
+        let storeURL = container.storeDescriptions[0].url
+        if fresh {
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: storeURL.path + suffix)
+            }
+        }
+        let existed = FileManager.default.fileExists(atPath: storeURL.path)
+        try await container.loadPersistentStores()
+        print("\(existed ? "Reopened" : "Created") \(storeURL.path)")
+        try await DemoRun(container: container).run()
+    }
+}
+
+/// The steps of the demo, on the main actor where the view context lives.
+@MainActor
+struct DemoRun {
+    let container: PersistentContainer
+
+    func run() async throws {
+        let view = container.viewContext
+        let before = try view.count(for: FetchRequest<Book>())
+        print("The view context sees \(before) books before the import.")
+
+        // 1. Import the catalog in a background context; authors already in the
+        //    store (matched by their unique email) are skipped.
+        let imported = try await container.performBackgroundTask { context in
+            context.name = "importer"
+            context.transactionAuthor = "strata demo"
+            var inserted = 0
+            for entry in SampleCatalog.entries {
+                let email = entry.email
+                let existing = try context.fetch(FetchRequest<Author>(predicate: #Predicate { $0.email == email }))
+                guard existing.isEmpty else { continue }
+                let author = Author(email: entry.email, name: entry.name)
+                context.insert(author)
+                for (title, year) in entry.books {
+                    let book = Book(title: title, year: year)
+                    book.author = author
+                    inserted += 1
+                }
+            }
+            try context.save()
+            return inserted
+        }
+        print("The background importer inserted \(imported) books in one save.")
+
+        let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)])
+        let books = try view.fetch(request)
+        print("The view context now sees \(books.count) books:")
+        for book in books {
+            let rating = book.rating.map { String(format: "%.1f", $0) } ?? "unrated"
+            print("  \(book.year)  \(book.title) — \(book.author?.name ?? "?") (\(rating))")
+        }
+
+        // 2. Rate the oldest book in the background while the view context holds it,
+        //    and wait for the merge to reach the object on the main actor.
+        guard let held = books.first else { return }
+        let heldID = held.objectID
+        let previous = held.rating
+        var merges = 0
+        let observation = view.onMerge { _ in merges += 1 }
+        let newRating = try await container.performBackgroundTask { context in
+            let book = try context.existingObject(with: heldID, as: Book.self)
+            book.rating = ((book.rating ?? 3.5) + 0.5).truncatingRemainder(dividingBy: 5.5)
+            try context.save()
+            return book.rating
+        }
+        let started = ContinuousClock.now
+        while merges == 0, ContinuousClock.now - started < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        withExtendedLifetime(observation) {}
+        let waited = ContinuousClock.now - started
+        let milliseconds = waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000
+        let shown = held.rating.map { String(format: "%.1f", $0) } ?? "nil"
+        print("A background context rated \"\(held.title)\" \(newRating.map { String(format: "%.1f", $0) } ?? "nil") "
+            + "(was \(previous.map { String(format: "%.1f", $0) } ?? "unrated")).")
+        print("The object the view context already held shows \(shown) after an automatic merge "
+            + "(\(milliseconds) ms after the save returned).")
+        let authors = try view.count(for: FetchRequest<Author>())
+        print("Store totals: \(authors) authors, \(try view.count(for: FetchRequest<Book>())) books.")
+    }
+}

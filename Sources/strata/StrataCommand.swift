@@ -1,0 +1,14 @@
+import ArgumentParser
+
+/// The `strata` command-line tool.
+@main
+struct StrataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Strata: a Core Data-style object graph and persistence stack for Swift.",
+        subcommands: [DemoCommand.self])
+
+    func run() async throws {
+        throw CleanExit.helpRequest(self)
+    }
+}

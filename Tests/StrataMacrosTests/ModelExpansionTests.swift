@@ -1,0 +1,400 @@
+import StrataMacros
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// `@Model` with `@_PersistedProperty` left unexpanded, to look at what `@Model` itself writes.
+private let modelOnly = strataMacros.filter { $0.key != "_PersistedProperty" }
+
+@Suite("@Model expansion")
+struct ModelExpansionTests {
+    @Test func fullModelExpandsToAccessorsSchemaInitAndConformance() {
+        assertStrataExpansion(
+            #"""
+            @Model final class Book {
+                var title: String
+                var year: Int = 0
+                @Attribute(.unique, originalName: "code") var isbn: String
+                var rating: Double?
+                @Relationship(deleteRule: .cascade, inverse: \Author.books) var author: Author?
+                var tags: [String] = []
+                @Transient var isExpanded = false
+                var doubled: Int { year * 2 }
+                static var shared = 0
+                #Unique<Book>([\.title, \.year])
+                init(title: String, isbn: String) { self.title = title; self.isbn = isbn }
+            }
+            """#,
+            expandedSource: #"""
+            final class Book {
+                var title: String {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _title)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 0, as: String.self)
+                        _title = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 0, as: String.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 0, as: String.self)
+                    }
+                }
+
+                private var _title: _StrataNoStorage
+                var year: Int {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _year)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 1, as: Int.self)
+                        _year = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 1, as: Int.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 1, as: Int.self)
+                    }
+                }
+
+                private var _year: _StrataNoStorage
+                var isbn: String {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _isbn)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 2, as: String.self)
+                        _isbn = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 2, as: String.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 2, as: String.self)
+                    }
+                }
+
+                private var _isbn: _StrataNoStorage
+                var rating: Double? {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _rating)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 3, as: Optional<Double>.self)
+                        _rating = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 3, as: Optional<Double>.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 3, as: Optional<Double>.self)
+                    }
+                }
+
+                private var _rating: _StrataNoStorage
+                var author: Author? {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _author)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 4, as: Optional<Author>.self)
+                        _author = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 4, as: Optional<Author>.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 4, as: Optional<Author>.self)
+                    }
+                }
+
+                private var _author: _StrataNoStorage
+                var tags: [String] {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _tags)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 5, as: Array<String>.self)
+                        _tags = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 5, as: Array<String>.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 5, as: Array<String>.self)
+                    }
+                }
+
+                private var _tags: _StrataNoStorage
+                var isExpanded = false
+                var doubled: Int { year * 2 }
+                static var shared = 0
+                public static var uniquenessConstraints: [[String]] {
+                    [["title", "year"]]
+                }
+                init(title: String, isbn: String) { self.title = title; self.isbn = isbn }
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Book.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("title", \Book.title),
+                    .property("year", \Book.year),
+                    .property("isbn", \Book.isbn, options: [.unique], originalName: "code"),
+                    .property("rating", \Book.rating),
+                    .property("author", \Book.author, deleteRule: .cascade, inverse: \Author.books),
+                    .property("tags", \Book.tags),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._title = _StrataNoStorage()
+                    self._year = _StrataNoStorage()
+                    self._isbn = _StrataNoStorage()
+                    self._rating = _StrataNoStorage()
+                    self._author = _StrataNoStorage()
+                    self._tags = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension Book: PersistentModel {
+            }
+            """#)
+    }
+
+    @Test func transientComputedStaticLazyAndClassMembersAreNotPersisted() {
+        assertStrataExpansion(
+            """
+            @Model final class Note {
+                @Transient var isSelected = false
+                @Transient var draft: String?
+                var length: Int { body.count }
+                var shout: String {
+                    get { body.uppercased() }
+                    set { body = newValue.lowercased() }
+                }
+                static var count = 0
+                class var kind: String { "note" }
+                lazy var cache: [Int] = []
+                var body: String = ""
+                func clear() {}
+            }
+            """,
+            expandedSource: #"""
+            final class Note {
+                var isSelected = false
+                var draft: String?
+                var length: Int { body.count }
+                var shout: String {
+                    get { body.uppercased() }
+                    set { body = newValue.lowercased() }
+                }
+                static var count = 0
+                class var kind: String { "note" }
+                lazy var cache: [Int] = []
+                @_PersistedProperty(ordinal: 0)
+                var body: String = ""
+                func clear() {}
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Note.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("body", \Note.body),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._body = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension Note: PersistentModel {
+            }
+            """#,
+            macros: modelOnly)
+    }
+
+    @Test func ordinalsNumberOnlyPersistentPropertiesInDeclarationOrder() {
+        assertStrataExpansion(
+            """
+            @Model final class Row {
+                var a: Int = 0
+                @Transient var skipped = 1
+                var b: Int = 0
+                var computed: Int { a + b }
+                var c: Int = 0
+            }
+            """,
+            expandedSource: #"""
+            final class Row {
+                @_PersistedProperty(ordinal: 0)
+                var a: Int = 0
+                var skipped = 1
+                @_PersistedProperty(ordinal: 1)
+                var b: Int = 0
+                var computed: Int { a + b }
+                @_PersistedProperty(ordinal: 2)
+                var c: Int = 0
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Row.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("a", \Row.a),
+                    .property("b", \Row.b),
+                    .property("c", \Row.c),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._a = _StrataNoStorage()
+                    self._b = _StrataNoStorage()
+                    self._c = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension Row: PersistentModel {
+            }
+            """#,
+            macros: modelOnly)
+    }
+
+    /// `@Strata.Attribute` is read like `@Attribute`; the test harness does not resolve
+    /// module-qualified macro names, so that attribute stays in the expanded source here.
+    @Test func attributeOptionsAndOriginalNameArePassedThrough() {
+        assertStrataExpansion(
+            """
+            @Model final class User {
+                @Attribute(.unique, .externalStorage) var email: String
+                @Attribute(originalName: "name") var fullName: String
+                @Attribute(.preserveValueOnDeletion, originalName: "pic") var avatar: Data?
+                @Strata.Attribute(.unique) var handle: String
+                @Attribute() var plain: Int = 0
+            }
+            """,
+            expandedSource: #"""
+            final class User {
+                @_PersistedProperty(ordinal: 0) var email: String
+                @_PersistedProperty(ordinal: 1) var fullName: String
+                @_PersistedProperty(ordinal: 2) var avatar: Data?
+                @Strata.Attribute(.unique)
+                @_PersistedProperty(ordinal: 3) var handle: String
+                @_PersistedProperty(ordinal: 4) var plain: Int = 0
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: User.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("email", \User.email, options: [.unique, .externalStorage]),
+                    .property("fullName", \User.fullName, originalName: "name"),
+                    .property("avatar", \User.avatar, options: [.preserveValueOnDeletion], originalName: "pic"),
+                    .property("handle", \User.handle, options: [.unique]),
+                    .property("plain", \User.plain),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._email = _StrataNoStorage()
+                    self._fullName = _StrataNoStorage()
+                    self._avatar = _StrataNoStorage()
+                    self._handle = _StrataNoStorage()
+                    self._plain = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension User: PersistentModel {
+            }
+            """#,
+            macros: modelOnly)
+    }
+
+    @Test func relationshipArgumentsArePassedThroughInParameterOrder() {
+        assertStrataExpansion(
+            #"""
+            @Model final class Shelf {
+                @Relationship(deleteRule: .deny, inverse: \Book.shelf, minimumModelCount: 1, maximumModelCount: 5, originalName: "items")
+                var books: [Book] = []
+                @Relationship(inverse: \Library.shelves) var library: Library?
+                @Relationship var owner: Person?
+            }
+            """#,
+            expandedSource: #"""
+            final class Shelf {
+                @_PersistedProperty(ordinal: 0)
+                var books: [Book] = []
+                @_PersistedProperty(ordinal: 1) var library: Library?
+                @_PersistedProperty(ordinal: 2) var owner: Person?
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Shelf.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("books", \Shelf.books, deleteRule: .deny, inverse: \Book.shelf, minimumModelCount: 1, maximumModelCount: 5, originalName: "items"),
+                    .property("library", \Shelf.library, inverse: \Library.shelves),
+                    .property("owner", \Shelf.owner),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._books = _StrataNoStorage()
+                    self._library = _StrataNoStorage()
+                    self._owner = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension Shelf: PersistentModel {
+            }
+            """#,
+            macros: modelOnly)
+    }
+
+    @Test func modelThatAlreadyAdoptsPersistentModelGetsNoExtension() {
+        assertStrataExpansion(
+            """
+            @Model public final class Tag: Strata.PersistentModel {
+            }
+            """,
+            expandedSource: """
+            public final class Tag: Strata.PersistentModel {
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Tag.self)
+
+                public static let schemaProperties: [PropertyMetadata] = []
+
+                public required init(backing: ModelBacking) {
+                    self.persistentBacking = backing
+                }
+            }
+            """,
+            macros: modelOnly)
+    }
+
+    @Test func backtickedPropertyNameIsUnescapedInSchemaAndStorage() {
+        assertStrataExpansion(
+            """
+            @Model final class Setting {
+                var `default`: Bool = false
+            }
+            """,
+            expandedSource: #"""
+            final class Setting {
+                var `default`: Bool {
+                    @storageRestrictions(accesses: persistentBacking, initializes: _default)
+                    init(initialValue) {
+                        persistentBacking.setInitialValue(initialValue, at: 0, as: Bool.self)
+                        _default = _StrataNoStorage()
+                    }
+                    get {
+                        _$value(at: 0, as: Bool.self)
+                    }
+                    set {
+                        _$setValue(newValue, at: 0, as: Bool.self)
+                    }
+                }
+
+                private var _default: _StrataNoStorage
+
+                public var persistentBacking: ModelBacking = ModelBacking(for: Setting.self)
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("default", \Setting.`default`),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._default = _StrataNoStorage()
+                    self.persistentBacking = backing
+                }
+            }
+
+            extension Setting: PersistentModel {
+            }
+            """#)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite("Merging between contexts")
+struct MergeTests {
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aBackgroundSaveShowsInAnObjectTheViewContextHolds(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let view = stack.container.viewContext
+        #expect(view.automaticallyMergesChangesFromParent)
+        let book = Book(title: "Dune", year: 1965)
+        view.insert(book)
+        try view.save()
+        let id = book.objectID
+
+        try await stack.container.performBackgroundTask { context in
+            let copy = try context.existingObject(with: id, as: Book.self)
+            copy.rating = 4.9
+            copy.title = "Dune (revised)"
+            try context.save()
+        }
+        // No call from the app: the merge is scheduled on the main actor.
+        #expect(await eventually { book.rating == 4.9 })
+        #expect(book.title == "Dune (revised)")
+        #expect(!book.hasChanges)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func insertsAndDeletesFromOtherContextsReachTheViewContext(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let view = stack.container.viewContext
+        let author = Author(email: "a@example.com", name: "A")
+        view.insert(author)
+        try view.save()
+        #expect(author.books.isEmpty)
+        let authorID = author.objectID
+
+        let bookID = try await stack.container.performBackgroundTask { context in
+            let author = try context.existingObject(with: authorID, as: Author.self)
+            let book = Book(title: "New", year: 2000)
+            book.author = author
+            try context.save()
+            return book.objectID
+        }
+        #expect(await eventually { author.books.map(\.title) == ["New"] })
+
+        try await stack.container.performBackgroundTask { context in
+            context.delete(try context.existingObject(with: bookID, as: Book.self))
+            try context.save()
+        }
+        #expect(await eventually { author.books.isEmpty })
+        #expect(view.registeredObject(for: bookID) == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func localChangesSurviveAMerge(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let view = stack.container.viewContext
+        let book = Book(title: "Dune", year: 1965)
+        view.insert(book)
+        try view.save()
+        book.title = "Mine"
+        let id = book.objectID
+        try await stack.container.performBackgroundTask { context in
+            let copy = try context.existingObject(with: id, as: Book.self)
+            copy.year = 2001
+            copy.title = "Theirs"
+            try context.save()
+        }
+        #expect(await eventually { book.year == 2001 })
+        #expect(book.title == "Mine")
+        #expect(book.isUpdated)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func hundredConcurrentBackgroundInsertsAllLand(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let container = stack.container
+        let ids = try await withThrowingTaskGroup(of: ObjectID.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    try await container.performBackgroundTask { context in
+                        let book = Book(title: "Book \(index)", year: index)
+                        context.insert(book)
+                        try context.save()
+                        return book.objectID
+                    }
+                }
+            }
+            return try await group.reduce(into: [ObjectID]()) { $0.append($1) }
+        }
+        #expect(Set(ids).count == 100)
+        let years = try container.perform { context throws in
+            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.year)
+        }
+        #expect(years == Array(0..<100))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func backgroundContextsMergeOnTheirOwnActor(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let reader = stack.container.newBackgroundContext()
+        await reader.setAutomaticallyMergesChangesFromParent(true)
+        let id = try await reader.perform { context throws in
+            let book = Book(title: "Shared", year: 1)
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+        try stack.container.perform { context throws in
+            try context.existingObject(with: id, as: Book.self).year = 2
+        }
+        var year = 0
+        for _ in 0..<500 where year != 2 {
+            year = try await reader.perform { context in try context.existingObject(with: id, as: Book.self).year }
+            if year != 2 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(year == 2)
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite("Context basics")
+struct ContextBasicsTests {
+    @Test(arguments: StoreKind.allCases)
+    func insertSaveFetchUpdateAndDelete(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let book = Book(title: "Dune", year: 1965)
+            context.insert(book)
+            #expect(book.isInserted && context.hasChanges)
+            #expect(book.objectID.isTemporary)
+            try context.save()
+            #expect(!book.objectID.isTemporary)
+            #expect(!context.hasChanges && !book.hasChanges)
+
+            book.rating = 4.5
+            #expect(book.isUpdated)
+            #expect(context.updatedObjects.count == 1)
+            try context.save()
+        }
+        try stack.container.perform { context throws in
+            let books = try context.fetch(FetchRequest<Book>())
+            #expect(books.map(\.title) == ["Dune"])
+            #expect(books.first?.rating == 4.5)
+            context.delete(books[0])
+            #expect(books[0].isDeleted)
+            #expect(context.deletedObjects.count == 1)
+            try context.save()
+            #expect(try context.count(for: FetchRequest<Book>()) == 0)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func eachRowIsOneObjectPerContext(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let book = Book(title: "Dune", year: 1965)
+            context.insert(book)
+            try context.save()
+            let fetched = try context.fetch(FetchRequest<Book>())
+            #expect(fetched.first === book)
+            #expect(context.registeredObject(for: book.objectID) === book)
+            #expect(try context.existingObject(with: book.objectID, as: Book.self) === book)
+            let again = try context.fetch(FetchRequest<Book>())
+            #expect(again.first === book)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func objectIDsRoundTripThroughTheirURIs(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let id = try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            let temporary = author.objectID
+            #expect(stack.container.objectID(forURIRepresentation: temporary.uriRepresentation()) == nil)
+            try context.save()
+            return author.objectID
+        }
+        let uri = id.uriRepresentation()
+        #expect(uri.scheme == "strata")
+        #expect(stack.container.objectID(forURIRepresentation: uri) == id)
+        #expect(stack.container.objectID(forURIRepresentation: URL(string: "https://example.com/Author/p1")!) == nil)
+        let otherStore = URL(string: "strata://00000000-0000-0000-0000-000000000000/Author/p1")!
+        #expect(stack.container.objectID(forURIRepresentation: otherStore) == nil)
+        let unknownEntity = URL(string: "strata://\(id.storeIdentifier)/Nothing/p1")!
+        #expect(stack.container.objectID(forURIRepresentation: unknownEntity) == nil)
+        let decoded = try JSONDecoder().decode(ObjectID.self, from: JSONEncoder().encode(id))
+        #expect(decoded == id)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func existingObjectThrowsObjectNotFoundForAMissingRow(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let id = try stack.container.perform { context throws in
+            let book = Book(title: "Gone", year: 2000)
+            context.insert(book)
+            try context.save()
+            let id = book.objectID
+            context.delete(book)
+            try context.save()
+            return id
+        }
+        try stack.container.perform { context throws in
+            let error = #expect(throws: StrataError.self) { try context.existingObject(with: id, as: Book.self) }
+            #expect(error?.code == .objectNotFound)
+            #expect(error?.objectIDs == [id])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func rollbackDiscardsInsertsChangesAndDeletes(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let kept = Book(title: "Kept", year: 1)
+            let doomed = Book(title: "Doomed", year: 2)
+            context.insert(kept)
+            context.insert(doomed)
+            try context.save()
+
+            kept.title = "Changed"
+            context.delete(doomed)
+            context.insert(Book(title: "New", year: 3))
+            context.rollback()
+            #expect(!context.hasChanges)
+            #expect(kept.title == "Kept")
+            #expect(!doomed.isDeleted)
+            #expect(try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title) == ["Kept", "Doomed"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func resetForgetsEveryObject(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        let book = Book(title: "Dune", year: 1965)
+        context.insert(book)
+        try context.save()
+        book.title = "Unsaved"
+        context.reset()
+        #expect(context.registeredObjects.isEmpty)
+        #expect(!context.hasChanges)
+        let fresh = try context.fetch(FetchRequest<Book>())
+        #expect(fresh.count == 1 && fresh[0] !== book)
+        #expect(fresh[0].title == "Dune")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFailedSaveWritesNothingAndKeepsTheContextsChanges(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            context.insert(Author(email: "taken@example.com", name: "First"))
+        }
+        let context = stack.container.newContext()
+        let unrelated = Book(title: "Unrelated", year: 1)
+        context.insert(unrelated)
+        let duplicate = Author(email: "taken@example.com", name: "Second")
+        context.insert(duplicate)
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .uniquenessConflict)
+        #expect(context.hasChanges)
+        #expect(unrelated.isInserted && duplicate.isInserted)
+        #expect(unrelated.objectID.isTemporary)
+        let stored = try stack.container.perform { other throws in
+            (try other.count(for: FetchRequest<Book>()), try other.count(for: FetchRequest<Author>()))
+        }
+        #expect(stored == (0, 1))
+        // Fixing the problem lets the same changes save.
+        duplicate.email = "free@example.com"
+        try context.save()
+        #expect(try context.count(for: FetchRequest<Author>()) == 2)
+        #expect(!unrelated.objectID.isTemporary)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func refreshWithoutMergeDropsChangesAndRefreshWithMergeKeepsThem(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        let book = Book(title: "Dune", year: 1965)
+        context.insert(book)
+        try context.save()
+        try stack.container.perform { other throws in
+            let copy = try other.existingObject(with: book.objectID, as: Book.self)
+            copy.year = 1966
+            copy.rating = 5
+        }
+        book.title = "Local"
+        context.refresh(book, mergeChanges: true)
+        #expect(book.title == "Local")
+        #expect(book.year == 1966)
+        context.refresh(book, mergeChanges: false)
+        #expect(book.isFault)
+        #expect(book.title == "Dune")
+        #expect(book.rating == 5)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func handWrittenModelsSaveAndFetch() async throws {
+        let stack = try await TestStack(.inMemory, schema: Schema(Note.self))
+        try stack.container.perform { context throws in
+            context.insert(Note(text: "one", pinned: true))
+            context.insert(Note(text: "two"))
+        }
+        let pinned = try stack.container.perform { context throws in
+            try context.fetch(FetchRequest<Note>(predicate: #Predicate { $0.pinned })).map(\.text)
+        }
+        #expect(pinned == ["one"])
+    }
+}

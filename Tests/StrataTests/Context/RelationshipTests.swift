@@ -1,0 +1,130 @@
+import Strata
+import Testing
+
+@Suite("Relationships")
+struct RelationshipTests {
+    @Test(arguments: StoreKind.allCases)
+    func settingTheToOneSideUpdatesTheToManySide(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            let other = Author(email: "b@example.com", name: "B")
+            context.insert(author)
+            context.insert(other)
+            let book = Book(title: "T", year: 1)
+            book.author = author                       // inserted along with its author
+            #expect(book.isInserted)
+            #expect(author.books.map(\.title) == ["T"])
+            book.author = other
+            #expect(author.books.isEmpty)
+            #expect(other.books.map(\.title) == ["T"])
+            book.author = nil
+            #expect(other.books.isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func changingTheToManySideUpdatesTheToOneSide(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            let other = Author(email: "b@example.com", name: "B")
+            context.insert(author)
+            context.insert(other)
+            let first = Book(title: "1", year: 1)
+            let second = Book(title: "2", year: 2)
+            author.books.append(first)
+            author.books.append(second)
+            #expect(first.author === author && second.author === author)
+            other.books = [second]
+            #expect(second.author === other)
+            #expect(author.books.map(\.title) == ["1"])
+            author.books.removeAll()
+            #expect(first.author == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsSurviveSavingAndFetchingInAnotherContext(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let authorID = try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            for year in 1...3 { Book(title: "B\(year)", year: year).author = author }
+            try context.save()
+            return author.objectID
+        }
+        try stack.container.perform { context throws in
+            let author = try context.existingObject(with: authorID, as: Author.self)
+            #expect(author.books.map(\.title).sorted() == ["B1", "B2", "B3"])
+            let book = try #require(try context.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 2 })).first)
+            #expect(book.author === author)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsSetBeforeInsertionAreKeptInLine(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            let book = Book(title: "T", year: 1)
+            book.author = author
+            context.insert(book)                     // brings the author along
+            #expect(author.isInserted)
+            #expect(author.books.map(\.title) == ["T"])
+            try context.save()
+            #expect(book.author === author)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deletingCascadesAndNullifies(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            Book(title: "1", year: 1).author = author
+            Book(title: "2", year: 2).author = author
+            let orphan = Book(title: "3", year: 3)
+            context.insert(orphan)
+            try context.save()
+
+            // Author.books cascades: deleting the author deletes its books.
+            context.delete(author)
+            #expect(author.books.allSatisfy { $0.isDeleted })
+            try context.save()
+            #expect(try context.fetch(FetchRequest<Book>()).map(\.title) == ["3"])
+        }
+        try stack.container.perform { context throws in
+            let author = Author(email: "b@example.com", name: "B")
+            context.insert(author)
+            let book = Book(title: "4", year: 4)
+            book.author = author
+            try context.save()
+            // Book.author nullifies: deleting a book removes it from its author.
+            context.delete(book)
+            #expect(author.books.isEmpty)
+            try context.save()
+            #expect(author.books.isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func unsavedChangesCountWhenAToManyLoadsLater(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let authorID = try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            Book(title: "Stored", year: 1).author = author
+            try context.save()
+            return author.objectID
+        }
+        try stack.container.perform { context throws in
+            let author = try context.existingObject(with: authorID, as: Author.self)
+            let newBook = Book(title: "New", year: 2)
+            context.insert(newBook)
+            newBook.author = author                  // author.books is not loaded yet
+            #expect(author.books.map(\.title).sorted() == ["New", "Stored"])
+        }
+    }
+}

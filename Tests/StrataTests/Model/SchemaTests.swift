@@ -1,0 +1,120 @@
+import Strata
+import Testing
+
+@Suite("Schema")
+struct SchemaTests {
+    @Test func macroModelsBecomeEntitiesWithAttributesAndRelationships() throws {
+        let schema = Schema(Author.self, Book.self)
+        try schema.validate()
+        let book = try schema.entity(for: Book.self)
+        #expect(book.attributes.map(\.name) == ["title", "year", "rating"])
+        #expect(book.attribute(named: "rating")?.isOptional == true)
+        #expect(book.attribute(named: "year")?.type == .int)
+        let author = try #require(book.relationship(named: "author"))
+        #expect(author.isToMany == false)
+        #expect(author.inverseName == "books")
+        let books = try #require(schema.entity(named: "Author")?.relationship(named: "books"))
+        #expect(books.isToMany)
+        #expect(books.deleteRule == .cascade)
+        #expect(books.inverseName == "author")
+        #expect(schema.entity(named: "Author")?.attribute(named: "email")?.isUnique == true)
+    }
+
+    @Test func transientAndComputedPropertiesAreNotStored() throws {
+        let entity = try Schema(Sample.self).entity(for: Sample.self)
+        let names = entity.properties.map(\.name)
+        #expect(!names.contains("scratch"))
+        #expect(!names.contains("computed"))
+        #expect(names.contains("defaulted"))
+    }
+
+    @Test func everyAttributeTypeMapsToItsStoredType() throws {
+        let entity = try Schema(Sample.self).entity(for: Sample.self)
+        let expected: [String: AttributeType] = [
+            "flag": .bool, "int": .int, "int8": .int8, "int16": .int16, "int32": .int32, "int64": .int64,
+            "uint8": .uint8, "uint16": .uint16, "uint32": .uint32, "double": .double, "float": .float,
+            "string": .string, "date": .date, "data": .data, "uuid": .uuid, "url": .url, "decimal": .decimal,
+            "genre": .string, "priority": .int, "dimensions": .codable, "optionalGenre": .string,
+            "optionalPriority": .int, "optionalDimensions": .codable,
+        ]
+        for (name, type) in expected {
+            #expect(entity.attribute(named: name)?.type == type, "\(name)")
+        }
+        #expect(entity.attribute(named: "optionalDimensions")?.isOptional == true)
+        #expect(entity.attribute(named: "dimensions")?.isOptional == false)
+    }
+
+    @Test func handWrittenModelsWorkWithoutTheMacro() throws {
+        let schema = Schema(Note.self)
+        try schema.validate()
+        #expect(try schema.entity(for: Note.self).attributes.map(\.name) == ["text", "pinned"])
+    }
+
+    @Test func fingerprintIsStableAndChangesWithTheSchema() {
+        #expect(Schema(Author.self, Book.self).fingerprint == Schema(Author.self, Book.self).fingerprint)
+        #expect(Schema(Note.self).fingerprint != Schema(Author.self, Book.self).fingerprint)
+    }
+
+    @Test func containerRefusesASchemaMissingARelatedEntity() {
+        let error = #expect(throws: StrataError.self) {
+            _ = try PersistentContainer(name: "Broken", schema: Schema(Book.self))
+        }
+        #expect(error?.code == .invalidSchema)
+        #expect(error?.entityName == "Book")
+        #expect(error?.propertyName == "author")
+    }
+
+    @Test func reservedAndDuplicateNamesAreRejectedNamingEntityAndProperty() throws {
+        let reserved = Schema(ReservedName.self)
+        let problem = try #require(reserved.problems.first)
+        #expect(problem.code == .invalidSchema)
+        #expect(problem.entityName == "ReservedName")
+        #expect(problem.propertyName == "pk")
+
+        let twice = Schema(Note.self, Note.self)
+        #expect(twice.problems.contains { $0.message.contains("Note") })
+        #expect(throws: StrataError.self) { try twice.validate() }
+    }
+
+    @Test func anInverseThatDoesNotPointBackIsRejected() {
+        let schema = Schema(Owner.self, Pet.self)
+        #expect(schema.problems.contains { $0.entityName == "Owner" && $0.propertyName == "pets" })
+    }
+
+    @Test func aToManyWithoutInverseIsRejectedWithAClearMessage() {
+        let schema = Schema(Shelf.self, Note.self)
+        let problem = schema.problems.first { $0.entityName == "Shelf" }
+        #expect(problem?.propertyName == "notes")
+        #expect(problem?.message.contains("inverse") == true)
+    }
+}
+
+/// Uses the reserved property name `pk`.
+@Model final class ReservedName {
+    var pk: Int = 0
+    init() {}
+}
+
+/// `pets` names an inverse that points to another entity.
+@Model final class Owner {
+    @Relationship(inverse: \Pet.vet) var pets: [Pet] = []
+    var name: String = ""
+    init() {}
+}
+
+@Model final class Pet {
+    var owner: Owner?
+    var vet: Vet?
+    init() {}
+}
+
+@Model final class Vet {
+    var name: String = ""
+    init() {}
+}
+
+/// A to-many without a to-one inverse.
+@Model final class Shelf {
+    var notes: [Note] = []
+    init() {}
+}
