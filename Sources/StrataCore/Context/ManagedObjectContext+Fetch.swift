@@ -104,21 +104,27 @@ extension ManagedObjectContext {
             return objects
         }
         let entityIndex = entity.index
+        let storeIdentifier = store.identifier
         try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
                             arguments: query.arguments(limited: limited)) { row in
             let pk = row.primaryKey
+            // One lookup per row: a hit reuses the registered object (filling it
+            // if it is a fault); a miss creates and registers the object.
             if let existing = registry[entityIndex][pk] {
                 if existing.persistentBacking.isFault {
                     existing.persistentBacking.load(values: store.decodeValues(row, entityIndex: entityIndex), version: row.version)
                     existing.awakeFromFetch()
                 }
                 objects.append(existing as! T)
-            } else {
-                let object = registerRow(
-                    entity: entity, primaryKey: pk, values: store.decodeValues(row, entityIndex: entityIndex),
-                    version: row.version)
-                objects.append(object as! T)
+                return
             }
+            let backing = ModelBacking(
+                entity: entity, objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: pk),
+                coordinator: self, values: store.decodeValues(row, entityIndex: entityIndex), version: row.version)
+            let object = T(backing: backing)
+            registry[entityIndex][pk] = object
+            object.awakeFromFetch()
+            objects.append(object)
         }
         return objects
     }

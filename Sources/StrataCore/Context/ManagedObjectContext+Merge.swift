@@ -79,8 +79,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Drops a vanished object from every loaded to-many that holds it.
+    /// Drops a vanished object from every relationship that holds it, loaded or
+    /// not, so no registered object points at a row that no longer exists.
     private func removeFromLoadedRelationships(_ object: any PersistentModel) {
+        guard let vanishedEntity = object.persistentBacking.entity,
+              let vanishedKey = object.persistentBacking.objectID.primaryKey else { return }
         for entityObjects in registry {
             for candidate in entityObjects.values {
                 let backing = candidate.persistentBacking
@@ -90,6 +93,13 @@ extension ManagedObjectContext {
                     } else if case .toOne(let target?) = slot, target === object {
                         backing.relations[ordinal] = .toOne(nil)
                     }
+                }
+                guard !backing.isFault, let entity = backing.entity else { continue }
+                for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil
+                    && entity.destinationIndexByOrdinal[ordinal] == vanishedEntity.index
+                    && backing.committed[ordinal] == .integer(vanishedKey) {
+                    backing.committed[ordinal] = .null
+                    if !backing.changedOrdinals.contains(ordinal) { backing.values[ordinal] = .null }
                 }
             }
         }

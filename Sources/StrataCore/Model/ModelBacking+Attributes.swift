@@ -44,6 +44,10 @@ extension ModelBacking {
         storeInitial(value.storedValue, at: ordinal)
     }
 
+    public func setInitialValue<V: PersistentValue>(_ value: V?, at ordinal: Int, as: V?.Type) {
+        storeInitial(value?.storedValue ?? .null, at: ordinal)
+    }
+
     public func setInitialValue<V: RawRepresentable>(_ value: V, at ordinal: Int, as: V.Type)
     where V.RawValue: PersistentValue {
         storeInitial(value.rawValue.storedValue, at: ordinal)
@@ -106,6 +110,19 @@ extension PersistentModel {
 
     public func _$setValue<V: PersistentValue>(_ newValue: V, at ordinal: Int, as: V.Type) {
         setStoredValue(newValue.storedValue, at: ordinal)
+    }
+
+    public func _$value<V: PersistentValue>(at ordinal: Int, as: V?.Type) -> V? {
+        let stored = storedValue(at: ordinal)
+        if stored.isNull { return nil }
+        guard let value = V(storedValue: stored) else {
+            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+        }
+        return value
+    }
+
+    public func _$setValue<V: PersistentValue>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
+        setStoredValue(newValue?.storedValue ?? .null, at: ordinal)
     }
 
     public func _$value<V: RawRepresentable>(at ordinal: Int, as: V.Type) -> V where V.RawValue: PersistentValue {

@@ -51,6 +51,15 @@ extension PropertyMetadata {
             type: Value.attributeType, isOptional: Value.isOptionalValue, options: options, originalName: originalName))
     }
 
+    /// An optional attribute stored directly (preferred over JSON for `String?`, `Int?`, …).
+    public static func property<Root: PersistentModel, Value: PersistentValue>(
+        _ name: String, _ keyPath: KeyPath<Root, Value?>,
+        options: Set<AttributeOption> = [], originalName: String? = nil
+    ) -> PropertyMetadata {
+        PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
+            type: Value.attributeType, isOptional: true, options: options, originalName: originalName))
+    }
+
     /// An attribute stored by its raw value.
     public static func property<Root: PersistentModel, Value: RawRepresentable>(
         _ name: String, _ keyPath: KeyPath<Root, Value>,

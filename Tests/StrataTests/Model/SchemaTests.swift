@@ -118,3 +118,16 @@ struct SchemaTests {
     var notes: [Note] = []
     init() {}
 }
+
+@Suite("Stored column types")
+struct StoredColumnTypeTests {
+    @Test func optionalValuesAreStoredInTheirOwnTypeNotAsJSON() throws {
+        let entity = try Schema(Sample.self).entity(for: Sample.self)
+        #expect(entity.attribute(named: "optionalString")?.type == .string)
+        #expect(entity.attribute(named: "optionalInt")?.type == .int)
+        #expect(entity.attribute(named: "optionalDate")?.type == .date)
+        let book = try librarySchema.entity(for: Book.self)
+        #expect(book.attribute(named: "rating")?.type == .double)
+        #expect(book.attribute(named: "rating")?.isOptional == true)
+    }
+}

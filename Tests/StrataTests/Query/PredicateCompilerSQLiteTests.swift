@@ -3,8 +3,6 @@ import GRDB
 import Testing
 @testable import StrataCore
 
-private typealias Book = PCModel.Book
-private typealias Author = PCModel.Author
 
 /// Runs compiled SQL on a small SQLite database laid out like a Strata store, to
 /// check that the results are the ones Swift would give for the same objects.
@@ -36,15 +34,15 @@ struct PredicateCompilerSQLiteTests {
     private func keys(_ table: String, _ condition: SQLFragment, orderBy order: SQLFragment? = nil) throws -> [Int64] {
         let orderClause = order.map { "\($0.sql), t0.pk" } ?? "t0.pk"
         let sql = "SELECT t0.pk FROM \"\(table)\" AS t0 WHERE \(condition.sql) ORDER BY \(orderClause)"
-        let arguments = StatementArguments((condition.arguments + (order?.arguments ?? [])).map(\.databaseValue))
+        let arguments = StatementArguments((condition.arguments + (order?.arguments ?? [])).map(\.pcDatabaseValue))
         return try database.read { db in try Int64.fetchAll(db, sql: sql, arguments: arguments) }
     }
 
-    private func books(_ predicate: Predicate<Book>) throws -> [Int64] {
+    private func books(_ predicate: Predicate<PCModel.Book>) throws -> [Int64] {
         try keys("Book", PCModel.compile(predicate))
     }
 
-    private func authors(_ predicate: Predicate<Author>) throws -> [Int64] {
+    private func authors(_ predicate: Predicate<PCModel.Author>) throws -> [Int64] {
         try keys("Author", PCModel.compile(predicate))
     }
 
@@ -80,7 +78,7 @@ struct PredicateCompilerSQLiteTests {
         #expect(try books(#Predicate { $0.author == nil }) == [3])
         // nil (no author) is not false: book 3 does not match.
         #expect(try books(#Predicate { $0.author.flatMap { $0.name == "Rousseau" } == false }) == [1, 2])
-        let herbert = PCModel.saved(Author.self, primaryKey: 1)
+        let herbert = PCModel.saved(PCModel.Author.self, primaryKey: 1)
         #expect(try books(#Predicate { $0.author == herbert }) == [1, 2])
     }
 
@@ -99,20 +97,20 @@ struct PredicateCompilerSQLiteTests {
     }
 
     @Test func sortingMatchesSwift() throws {
-        let all = try PCModel.compile(#Predicate<Book> { _ in true })
-        let byTitle = try PCModel.sort([SortDescriptor(\Book.title, comparator: .lexical)])
+        let all = try PCModel.compile(#Predicate<PCModel.Book> { _ in true })
+        let byTitle = try PCModel.sort([SortDescriptor(\PCModel.Book.title, comparator: .lexical)])
         // Code-point order, as `String.<`: uppercase, lowercase, then "É".
         #expect(try keys("Book", all, orderBy: byTitle) == [1, 3, 2, 4])
-        let byAuthor = try PCModel.sort([SortDescriptor(\Book.author?.name, comparator: .lexical)])
+        let byAuthor = try PCModel.sort([SortDescriptor(\PCModel.Book.author?.name, comparator: .lexical)])
         // nil sorts first, as SortDescriptor does for optionals.
         #expect(try keys("Book", all, orderBy: byAuthor) == [3, 1, 2, 4])
-        let byRating = try PCModel.sort([SortDescriptor(\Book.rating, order: .reverse)])
+        let byRating = try PCModel.sort([SortDescriptor(\PCModel.Book.rating, order: .reverse)])
         #expect(try keys("Book", all, orderBy: byRating) == [1, 3, 2, 4])
     }
 }
 
 extension StoredValue {
-    fileprivate var databaseValue: DatabaseValue {
+    fileprivate var pcDatabaseValue: DatabaseValue {
         switch self {
         case .null: .null
         case .integer(let value): value.databaseValue

@@ -2,12 +2,10 @@ import Foundation
 import Testing
 @testable import StrataCore
 
-private typealias Book = PCModel.Book
-private typealias Author = PCModel.Author
 
-/// Compiles a Book predicate and checks the SQL and arguments exactly.
+/// Compiles a PCModel.Book predicate and checks the SQL and arguments exactly.
 private func expectSQL(
-    _ predicate: Predicate<Book>, _ sql: String, _ arguments: [StoredValue] = [],
+    _ predicate: Predicate<PCModel.Book>, _ sql: String, _ arguments: [StoredValue] = [],
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let fragment = try PCModel.compile(predicate)
@@ -18,120 +16,120 @@ private func expectSQL(
 @Suite("PredicateCompiler: comparisons and logic")
 struct PredicateCompilerTests {
     @Test func comparisons() throws {
-        try expectSQL(#Predicate<Book> { $0.year >= 2000 }, #"t0."year" >= ?"#, [.integer(2000)])
-        try expectSQL(#Predicate<Book> { $0.year > 2000 }, #"t0."year" > ?"#, [.integer(2000)])
-        try expectSQL(#Predicate<Book> { $0.year <= 2000 }, #"t0."year" <= ?"#, [.integer(2000)])
-        try expectSQL(#Predicate<Book> { $0.year < 2000 }, #"t0."year" < ?"#, [.integer(2000)])
-        try expectSQL(#Predicate<Book> { $0.title < "M" }, #"t0."title" < ?"#, [.text("M")])
+        try expectSQL(#Predicate<PCModel.Book> { $0.year >= 2000 }, #"t0."year" >= ?"#, [.integer(2000)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.year > 2000 }, #"t0."year" > ?"#, [.integer(2000)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.year <= 2000 }, #"t0."year" <= ?"#, [.integer(2000)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.year < 2000 }, #"t0."year" < ?"#, [.integer(2000)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.title < "M" }, #"t0."title" < ?"#, [.text("M")])
         let date = Date(timeIntervalSince1970: 100)
-        try expectSQL(#Predicate<Book> { $0.added > date }, #"t0."added" > ?"#, [.real(100)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.added > date }, #"t0."added" > ?"#, [.real(100)])
     }
 
     @Test func equalityUsesIsSoNilBehavesAsInSwift() throws {
-        try expectSQL(#Predicate<Book> { $0.title == "Dune" }, #"t0."title" IS ?"#, [.text("Dune")])
-        try expectSQL(#Predicate<Book> { $0.rating == nil }, #"t0."rating" IS NULL"#)
-        try expectSQL(#Predicate<Book> { $0.rating != nil }, #"t0."rating" IS NOT NULL"#)
-        try expectSQL(#Predicate<Book> { $0.rating != 3.0 }, #"t0."rating" IS NOT ?"#, [.real(3)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.title == "Dune" }, #"t0."title" IS ?"#, [.text("Dune")])
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating == nil }, #"t0."rating" IS NULL"#)
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating != nil }, #"t0."rating" IS NOT NULL"#)
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating != 3.0 }, #"t0."rating" IS NOT ?"#, [.real(3)])
         let missing: Double? = nil
-        try expectSQL(#Predicate<Book> { $0.rating == missing }, #"t0."rating" IS NULL"#)
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating == missing }, #"t0."rating" IS NULL"#)
     }
 
     @Test func valuesAreBoundAsStored() throws {
-        try expectSQL(#Predicate<Book> { $0.isDone == true }, #"t0."isDone" IS ?"#, [.integer(1)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.isDone == true }, #"t0."isDone" IS ?"#, [.integer(1)])
         let published = PCModel.Status.published
-        try expectSQL(#Predicate<Book> { $0.status == published }, #"t0."status" IS ?"#, [.text("published")])
+        try expectSQL(#Predicate<PCModel.Book> { $0.status == published }, #"t0."status" IS ?"#, [.text("published")])
         let uuid = UUID()
-        try expectSQL(#Predicate<Book> { $0.uid == uuid }, #"t0."uid" IS ?"#, [.text(uuid.uuidString)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.uid == uuid }, #"t0."uid" IS ?"#, [.text(uuid.uuidString)])
         let price = Decimal(string: "9.99")!
-        try expectSQL(#Predicate<Book> { $0.price == price }, #"t0."price" IS ?"#, [.text("9.99")])
+        try expectSQL(#Predicate<PCModel.Book> { $0.price == price }, #"t0."price" IS ?"#, [.text("9.99")])
         let size = PCModel.Dimensions(width: 3, height: 4)
-        try expectSQL(#Predicate<Book> { $0.size == size }, #"t0."size" IS ?"#, [.text(#"{"height":4,"width":3}"#)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.size == size }, #"t0."size" IS ?"#, [.text(#"{"height":4,"width":3}"#)])
     }
 
     @Test func capturedValuesAndKeyPathsOnThemAreEvaluatedNow() throws {
         struct Limits: Codable { var earliest: Int }
         let limits = Limits(earliest: 1950)
-        try expectSQL(#Predicate<Book> { $0.year >= limits.earliest }, #"t0."year" >= ?"#, [.integer(1950)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.year >= limits.earliest }, #"t0."year" >= ?"#, [.integer(1950)])
     }
 
     @Test func conjunctionDisjunctionNegation() throws {
         try expectSQL(
-            #Predicate<Book> { $0.year >= 2000 && $0.title == "Dune" },
+            #Predicate<PCModel.Book> { $0.year >= 2000 && $0.title == "Dune" },
             #"t0."year" >= ? AND t0."title" IS ?"#, [.integer(2000), .text("Dune")])
         try expectSQL(
-            #Predicate<Book> { $0.year < 1900 || $0.year > 2000 && $0.isDone },
+            #Predicate<PCModel.Book> { $0.year < 1900 || $0.year > 2000 && $0.isDone },
             #"t0."year" < ? OR t0."year" > ? AND t0."isDone""#, [.integer(1900), .integer(2000)])
         try expectSQL(
-            #Predicate<Book> { ($0.year < 1900 || $0.year > 2000) && $0.isDone },
+            #Predicate<PCModel.Book> { ($0.year < 1900 || $0.year > 2000) && $0.isDone },
             #"(t0."year" < ? OR t0."year" > ?) AND t0."isDone""#, [.integer(1900), .integer(2000)])
-        try expectSQL(#Predicate<Book> { !$0.isDone }, #"NOT t0."isDone""#)
-        try expectSQL(#Predicate<Book> { !($0.year > 3) }, #"NOT (t0."year" > ?)"#, [.integer(3)])
+        try expectSQL(#Predicate<PCModel.Book> { !$0.isDone }, #"NOT t0."isDone""#)
+        try expectSQL(#Predicate<PCModel.Book> { !($0.year > 3) }, #"NOT (t0."year" > ?)"#, [.integer(3)])
         try expectSQL(
-            #Predicate<Book> { !($0.isDone && $0.year == 1) }, #"NOT (t0."isDone" AND t0."year" IS ?)"#, [.integer(1)])
+            #Predicate<PCModel.Book> { !($0.isDone && $0.year == 1) }, #"NOT (t0."isDone" AND t0."year" IS ?)"#, [.integer(1)])
     }
 
     @Test func bareBoolsAndConstants() throws {
-        try expectSQL(#Predicate<Book> { $0.isDone }, #"t0."isDone""#)
-        try expectSQL(#Predicate<Book> { _ in true }, "?", [.integer(1)])
-        try expectSQL(#Predicate<Book> { ($0.year > 1) == false }, #"(t0."year" > ?) IS ?"#, [.integer(1), .integer(0)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.isDone }, #"t0."isDone""#)
+        try expectSQL(#Predicate<PCModel.Book> { _ in true }, "?", [.integer(1)])
+        try expectSQL(#Predicate<PCModel.Book> { ($0.year > 1) == false }, #"(t0."year" > ?) IS ?"#, [.integer(1), .integer(0)])
     }
 
     @Test func arithmetic() throws {
         try expectSQL(
-            #Predicate<Book> { $0.year + 1 * 2 - 3 > 5 }, #"t0."year" + ? * ? - ? > ?"#,
+            #Predicate<PCModel.Book> { $0.year + 1 * 2 - 3 > 5 }, #"t0."year" + ? * ? - ? > ?"#,
             [.integer(1), .integer(2), .integer(3), .integer(5)])
         try expectSQL(
-            #Predicate<Book> { $0.year * ($0.year - 1) == 2 }, #"t0."year" * (t0."year" - ?) IS ?"#,
+            #Predicate<PCModel.Book> { $0.year * ($0.year - 1) == 2 }, #"t0."year" * (t0."year" - ?) IS ?"#,
             [.integer(1), .integer(2)])
         try expectSQL(
-            #Predicate<Book> { $0.year / 10 == 196 && $0.year % 2 == 1 },
+            #Predicate<PCModel.Book> { $0.year / 10 == 196 && $0.year % 2 == 1 },
             #"t0."year" / ? IS ? AND t0."year" % ? IS ?"#, [.integer(10), .integer(196), .integer(2), .integer(1)])
-        try expectSQL(#Predicate<Book> { -$0.year < 0 }, #"-t0."year" < ?"#, [.integer(0)])
+        try expectSQL(#Predicate<PCModel.Book> { -$0.year < 0 }, #"-t0."year" < ?"#, [.integer(0)])
     }
 
     @Test func conditional() throws {
         try expectSQL(
-            #Predicate<Book> { ($0.isDone ? 1 : 2) == 1 }, #"CASE WHEN t0."isDone" THEN ? ELSE ? END IS ?"#,
+            #Predicate<PCModel.Book> { ($0.isDone ? 1 : 2) == 1 }, #"CASE WHEN t0."isDone" THEN ? ELSE ? END IS ?"#,
             [.integer(1), .integer(2), .integer(1)])
     }
 
     @Test func optionals() throws {
         try expectSQL(
-            #Predicate<Book> { ($0.rating ?? 0) > 2.5 }, #"COALESCE(t0."rating", ?) > ?"#, [.real(0), .real(2.5)])
+            #Predicate<PCModel.Book> { ($0.rating ?? 0) > 2.5 }, #"COALESCE(t0."rating", ?) > ?"#, [.real(0), .real(2.5)])
         // The comparison is NULL when the rating is, so no CASE is needed.
         try expectSQL(
-            #Predicate<Book> { if let rating = $0.rating { rating > 4 } else { false } },
+            #Predicate<PCModel.Book> { if let rating = $0.rating { rating > 4 } else { false } },
             #"COALESCE(t0."rating" > ?, ?)"#, [.real(4), .integer(0)])
         try expectSQL(
-            #Predicate<Book> { $0.rating.flatMap { $0 * 2 } == 9 }, #"t0."rating" * ? IS ?"#, [.real(2), .real(9)])
-        try expectSQL(#Predicate<Book> { $0.rating! > 4 }, #"t0."rating" > ?"#, [.real(4)])
+            #Predicate<PCModel.Book> { $0.rating.flatMap { $0 * 2 } == 9 }, #"t0."rating" * ? IS ?"#, [.real(2), .real(9)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating! > 4 }, #"t0."rating" > ?"#, [.real(4)])
         try expectSQL(
-            #Predicate<Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = '') IS ?"#, [.integer(1)])
+            #Predicate<PCModel.Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = '') IS ?"#, [.integer(1)])
     }
 
     @Test func optionalsCapturedByThePredicate() throws {
         let bonus: Int? = 3
         try expectSQL(
-            #Predicate<Book> { (bonus.flatMap { $0 + 1 } ?? 0) == $0.year }, #"COALESCE(? + ?, ?) IS t0."year""#,
+            #Predicate<PCModel.Book> { (bonus.flatMap { $0 + 1 } ?? 0) == $0.year }, #"COALESCE(? + ?, ?) IS t0."year""#,
             [.integer(3), .integer(1), .integer(0)])
         let none: Int? = nil
         try expectSQL(
-            #Predicate<Book> { (none.flatMap { $0 + 1 } ?? 0) == $0.year }, #"? IS t0."year""#, [.integer(0)])
-        expectUnsupported { try PCModel.compile(#Predicate<Book> { none! == $0.year }) }
+            #Predicate<PCModel.Book> { (none.flatMap { $0 + 1 } ?? 0) == $0.year }, #"? IS t0."year""#, [.integer(0)])
+        expectUnsupported { try PCModel.compile(#Predicate<PCModel.Book> { none! == $0.year }) }
     }
 
     @Test func flatMapGuardsTransformsThatAreNotNullForNil() throws {
         // `x IS ?` is never NULL, but Swift's flatMap gives nil when there is no author.
         try expectSQL(
-            #Predicate<Book> { $0.author.flatMap { $0.name == "Herbert" } == false },
+            #Predicate<PCModel.Book> { $0.author.flatMap { $0.name == "Herbert" } == false },
             #"CASE WHEN t0."author" IS NULL THEN NULL ELSE (SELECT t1."name" FROM "Author" AS t1 WHERE t1.pk = t0."author") IS ? END IS ?"#,
             [.text("Herbert"), .integer(0)])
     }
 
     @Test func predicateForAnotherModelThrows() throws {
-        let compiler = try PCModel.compiler(for: Book.self)
+        let compiler = try PCModel.compiler(for: PCModel.Book.self)
         #expect(throws: StrataError.self) {
-            try compiler.compile(#Predicate<Author> { $0.name == "x" })
+            try compiler.compile(#Predicate<PCModel.Author> { $0.name == "x" })
         }
     }
 }
@@ -140,66 +138,66 @@ struct PredicateCompilerTests {
 struct PredicateCompilerStringTests {
     @Test func startsWithIsCaseSensitiveWithoutLike() throws {
         try expectSQL(
-            #Predicate<Book> { $0.title.starts(with: "Du") }, #"substr(t0."title", 1, length(?)) = ?"#,
+            #Predicate<PCModel.Book> { $0.title.starts(with: "Du") }, #"substr(t0."title", 1, length(?)) = ?"#,
             [.text("Du"), .text("Du")])
     }
 
     @Test func containsIsCaseSensitive() throws {
-        try expectSQL(#Predicate<Book> { $0.title.contains("un") }, #"instr(t0."title", ?) > 0"#, [.text("un")])
+        try expectSQL(#Predicate<PCModel.Book> { $0.title.contains("un") }, #"instr(t0."title", ?) > 0"#, [.text("un")])
         let word = "une"
         try expectSQL(
-            #Predicate<Book> { !$0.title.contains(word) }, #"NOT (instr(t0."title", ?) > 0)"#, [.text("une")])
+            #Predicate<PCModel.Book> { !$0.title.contains(word) }, #"NOT (instr(t0."title", ?) > 0)"#, [.text("une")])
     }
 
     @Test func membership() throws {
         let years = [1965, 1969, 1984]
         try expectSQL(
-            #Predicate<Book> { years.contains($0.year) }, #"t0."year" IN (?, ?, ?)"#,
+            #Predicate<PCModel.Book> { years.contains($0.year) }, #"t0."year" IN (?, ?, ?)"#,
             [.integer(1965), .integer(1969), .integer(1984)])
         let none: [Int] = []
-        try expectSQL(#Predicate<Book> { none.contains($0.year) }, "0")
+        try expectSQL(#Predicate<PCModel.Book> { none.contains($0.year) }, "0")
         let statuses: Set<PCModel.Status> = [.published]
-        try expectSQL(#Predicate<Book> { statuses.contains($0.status) }, #"t0."status" IN (?)"#, [.text("published")])
+        try expectSQL(#Predicate<PCModel.Book> { statuses.contains($0.status) }, #"t0."status" IN (?)"#, [.text("published")])
     }
 
     @Test func membershipOfOptionalsMatchesSwiftForNil() throws {
         let withNil: [Double?] = [4.5, nil]
         try expectSQL(
-            #Predicate<Book> { withNil.contains($0.rating) }, #"t0."rating" IS NULL OR t0."rating" IN (?)"#,
+            #Predicate<PCModel.Book> { withNil.contains($0.rating) }, #"t0."rating" IS NULL OR t0."rating" IN (?)"#,
             [.real(4.5)])
         let withoutNil: [Double?] = [4.5]
         try expectSQL(
-            #Predicate<Book> { !withoutNil.contains($0.rating) },
+            #Predicate<PCModel.Book> { !withoutNil.contains($0.rating) },
             #"NOT (t0."rating" IS NOT NULL AND t0."rating" IN (?))"#, [.real(4.5)])
         let onlyNil: [Double?] = [nil]
-        try expectSQL(#Predicate<Book> { onlyNil.contains($0.rating) }, #"t0."rating" IS NULL"#)
+        try expectSQL(#Predicate<PCModel.Book> { onlyNil.contains($0.rating) }, #"t0."rating" IS NULL"#)
     }
 
     @Test func containsOnAStoredCollectionThrows() {
-        let message = expectUnsupported { try PCModel.compile(#Predicate<Book> { $0.tags.contains("sf") }) }
+        let message = expectUnsupported { try PCModel.compile(#Predicate<PCModel.Book> { $0.tags.contains("sf") }) }
         #expect(message.contains("SequenceContains"))
     }
 
     @Test func ranges() throws {
         try expectSQL(
-            #Predicate<Book> { (1960...1970).contains($0.year) }, #"t0."year" BETWEEN ? AND ?"#,
+            #Predicate<PCModel.Book> { (1960...1970).contains($0.year) }, #"t0."year" BETWEEN ? AND ?"#,
             [.integer(1960), .integer(1970)])
         let low = 1960, high = 1970
         try expectSQL(
-            #Predicate<Book> { (low..<high).contains($0.year) }, #"t0."year" >= ? AND t0."year" < ?"#,
+            #Predicate<PCModel.Book> { (low..<high).contains($0.year) }, #"t0."year" >= ? AND t0."year" < ?"#,
             [.integer(1960), .integer(1970)])
         let captured = 1960...1970
         try expectSQL(
-            #Predicate<Book> { captured.contains($0.year) }, #"t0."year" BETWEEN ? AND ?"#,
+            #Predicate<PCModel.Book> { captured.contains($0.year) }, #"t0."year" BETWEEN ? AND ?"#,
             [.integer(1960), .integer(1970)])
         let from = 1960...
-        try expectSQL(#Predicate<Book> { from.contains($0.year) }, #"t0."year" >= ?"#, [.integer(1960)])
+        try expectSQL(#Predicate<PCModel.Book> { from.contains($0.year) }, #"t0."year" >= ?"#, [.integer(1960)])
     }
 
     @Test func containsWhereOverACapturedSequence() throws {
         let prefixes = ["A", "B"]
         try expectSQL(
-            #Predicate<Book> { book in prefixes.contains { book.title.starts(with: $0) } },
+            #Predicate<PCModel.Book> { book in prefixes.contains { book.title.starts(with: $0) } },
             #"substr(t0."title", 1, length(?)) = ? OR substr(t0."title", 1, length(?)) = ?"#,
             [.text("A"), .text("A"), .text("B"), .text("B")])
     }
