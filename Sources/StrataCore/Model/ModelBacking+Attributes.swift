@@ -5,14 +5,20 @@ import Foundation
 // `String` goes straight to its column, an enum to its raw value and any other
 // `Codable` type to JSON.
 
-enum JSONValueCoding {
-    static func encode<V: Encodable>(_ value: V, for backing: ModelBacking, at ordinal: Int) -> StoredValue {
+package enum JSONValueCoding {
+    /// JSON text with sorted keys, so equal values store equal text (predicates
+    /// bind `Codable` values the same way).
+    package static func storedText<V: Encodable>(_ value: V) throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(value) else {
+        return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static func encode<V: Encodable>(_ value: V, for backing: ModelBacking, at ordinal: Int) -> StoredValue {
+        guard let stored = try? storedText(value) else {
             preconditionFailure("Strata: the value of \(backing.propertyName(at: ordinal)) cannot be encoded as JSON")
         }
-        return .text(String(decoding: data, as: UTF8.self))
+        return stored
     }
 
     static func decode<V: Decodable>(_ stored: StoredValue, as type: V.Type, for backing: ModelBacking, at ordinal: Int) -> V {

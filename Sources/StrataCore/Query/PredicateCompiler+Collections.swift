@@ -135,10 +135,10 @@ extension PredicateCompilation {
     /// `EXISTS (SELECT 1 FROM <destination> AS <alias> WHERE <alias>.<inverse> = <owner> AND <condition>)`.
     func existsTerm(_ relationship: ToManyReference, alias: String, condition: SQLTerm?) -> SQLTerm {
         let link = SQLTerm.binary(
-            .atomic("\(alias).\(sqlIdentifier(relationship.inverseColumn))"), "=", relationship.owner.key, .equality)
+            .atomic("\(alias).\(quote(relationship.inverseColumn))"), "=", relationship.owner.key, .equality)
         let filter = condition.map { SQLTerm.binary(link, "AND", $0, .and) } ?? link
         var fragment = SQLFragment(
-            "EXISTS (SELECT 1 FROM \(sqlIdentifier(relationship.destination.name)) AS \(alias) WHERE ")
+            "EXISTS (SELECT 1 FROM \(quote(relationship.destination.name)) AS \(alias) WHERE ")
         fragment.append(filter.fragment)
         fragment.append(")")
         return SQLTerm(fragment, .atomic)
@@ -154,10 +154,10 @@ extension PredicateCompilation {
         case .count:
             let alias = makeAlias()
             let link = SQLTerm.binary(
-                .atomic("\(alias).\(sqlIdentifier(relationship.inverseColumn))"), "=", relationship.owner.key,
+                .atomic("\(alias).\(quote(relationship.inverseColumn))"), "=", relationship.owner.key,
                 .equality)
             var fragment = SQLFragment(
-                "(SELECT COUNT(*) FROM \(sqlIdentifier(relationship.destination.name)) AS \(alias) WHERE ")
+                "(SELECT COUNT(*) FROM \(quote(relationship.destination.name)) AS \(alias) WHERE ")
             fragment.append(link.fragment)
             fragment.append(")")
             return .scalar(SQLTerm(fragment, .atomic))

@@ -179,11 +179,11 @@ struct PredicateCompilation {
     /// scope, else through a correlated subquery on the object's key.
     mutating func column(_ name: String, of reference: ObjectReference) -> SQLTerm {
         if let row = reference.row {
-            return .atomic("\(row).\(sqlIdentifier(name))")
+            return .atomic("\(row).\(quote(name))")
         }
         let alias = makeAlias()
         var fragment = SQLFragment(
-            "(SELECT \(alias).\(sqlIdentifier(name)) FROM \(sqlIdentifier(reference.entity.name)) AS \(alias) WHERE \(alias).pk = ")
+            "(SELECT \(alias).\(quote(name)) FROM \(quote(reference.entity.name)) AS \(alias) WHERE \(alias).pk = ")
         fragment.append(reference.key.operand(atLeast: .additive))
         fragment.append(")")
         return SQLTerm(fragment, .atomic)

@@ -136,8 +136,3 @@ struct SQLTerm {
         return SQLTerm(SQLFragment("\(name)(") + list + SQLFragment(")"), .atomic)
     }
 }
-
-/// Quotes an identifier taken from the validated schema.
-func sqlIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}

@@ -64,10 +64,8 @@ private func predicateRawValue<R: RawRepresentable>(of value: R) -> Any {
 
 /// JSON text with sorted keys: the same encoding `ModelBacking` uses for `Codable` attributes.
 private func predicateJSON<E: Encodable>(_ value: E) throws(StrataError) -> StoredValue {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
     do {
-        return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+        return try JSONValueCoding.storedText(value)
     } catch {
         throw StrataError(
             .unsupportedPredicate, "a predicate value of type \(E.self) cannot be encoded as JSON",

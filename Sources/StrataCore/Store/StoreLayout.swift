@@ -42,8 +42,3 @@ package struct StoreLayout: Sendable {
         return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE pk = ? RETURNING \(Self.versionColumn)"
     }
 }
-
-/// Quotes an identifier for SQL.
-package func quote(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}
