@@ -6,19 +6,96 @@ extension ManagedObjectContext {
     public func save() throws {
         mergePendingChanges()
         guard hasChanges else { return }
-        let store = try coordinator.loadedStore()
-        try validateForSave()
+        do {
+            let store = try coordinator.loadedStore()
+            try validateForSave()
+            let pending = PendingSave(context: self)
+            pending.notifyWillSave()
+            let request = pending.makeRequest()
+            let result = try store.save(request.request, origin: ObjectIdentifier(originMarker))
+            apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
+            pending.notifyDidSave()
+        } catch {
+            report(error)
+            throw error
+        }
+    }
 
-        let inserted = insertedObjects
-        let updated = updatedObjects
-        let deleted = deletedObjects
+    /// Brings the saved objects in line with the store after the transaction committed.
+    func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: SQLiteStore) {
+        for object in pending.inserted {
+            let backing = object.persistentBacking
+            let temporary = backing.objectID.temporaryKey!
+            let pk = result.assignedKeys[temporary]!
+            insertedByKey[temporary] = nil
+            backing.objectID = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
+            backing.state = .registered
+            backing.version = 1
+            registry[backing.entity!.index][pk] = object
+        }
+        for object in pending.inserted + pending.updated {
+            let backing = object.persistentBacking
+            refreshForeignKeys(of: backing)
+            backing.committed = backing.values
+            backing.changedOrdinals.removeAll()
+        }
+        for (object, version) in zip(updatedWithColumns, result.updatedVersions) {
+            object.persistentBacking.version = version
+        }
+        changedObjects.removeAll()
+        for object in pending.deleted {
+            let backing = object.persistentBacking
+            registry[backing.entity!.index][backing.objectID.primaryKey!] = nil
+            backing.state = .invalidated
+            backing.relations = []
+        }
+        deletedObjectsByID.removeAll()
+    }
+
+    /// Copies the now-permanent keys of related objects into foreign-key values.
+    private func refreshForeignKeys(of backing: ModelBacking) {
+        guard let entity = backing.entity else { return }
+        for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
+            guard ordinal < backing.relations.count, case .toOne(let target) = backing.relations[ordinal] else { continue }
+            backing.values[ordinal] = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
+        }
+    }
+}
+
+/// The objects one save writes, captured before the write.
+struct PendingSave {
+    let inserted: [any PersistentModel]
+    let updated: [any PersistentModel]
+    let deleted: [any PersistentModel]
+    let author: String?
+    let contextName: String?
+
+    init(context: ManagedObjectContext) {
+        inserted = context.insertedObjects
+        updated = context.updatedObjects
+        deleted = context.deletedObjects
+        author = context.transactionAuthor
+        contextName = context.name
+    }
+
+    func notifyWillSave() {
         for object in inserted { object.willSave() }
         for object in updated { object.willSave() }
         for object in deleted { object.willSave() }
+    }
 
+    func notifyDidSave() {
+        for object in inserted { object.didSave() }
+        for object in updated { object.didSave() }
+        for object in deleted { object.didSave() }
+    }
+
+    /// The rows to write, and the updated objects that have column changes (in
+    /// the order of the request's updates).
+    func makeRequest() -> (request: SaveRequest, updatedWithColumns: [any PersistentModel]) {
         var request = SaveRequest()
-        request.author = transactionAuthor
-        request.contextName = name
+        request.author = author
+        request.contextName = contextName
         for object in inserted {
             let backing = object.persistentBacking
             let entity = backing.entity!
@@ -26,7 +103,7 @@ extension ManagedObjectContext {
             values.reserveCapacity(entity.columnOrdinals.count)
             var pending: [PendingReference] = []
             for (column, ordinal) in entity.columnOrdinals.enumerated() {
-                let (value, reference) = columnValue(of: backing, ordinal: ordinal)
+                let (value, reference) = Self.columnValue(of: backing, ordinal: ordinal)
                 values.append(value)
                 if let reference { pending.append(PendingReference(column: column, temporaryKey: reference)) }
             }
@@ -44,7 +121,7 @@ extension ManagedObjectContext {
             for ordinal in backing.changedOrdinals.elements {
                 let column = entity.columnIndexByOrdinal[ordinal]
                 guard column >= 0 else { continue }
-                let (value, reference) = columnValue(of: backing, ordinal: ordinal)
+                let (value, reference) = Self.columnValue(of: backing, ordinal: ordinal)
                 columns.append(column)
                 values.append(value)
                 if let reference { pending.append(PendingReference(column: column, temporaryKey: reference)) }
@@ -59,51 +136,12 @@ extension ManagedObjectContext {
             let backing = object.persistentBacking
             request.deletes.append(RowDelete(entityIndex: backing.entity!.index, primaryKey: backing.objectID.primaryKey!))
         }
-
-        let result: SaveResult
-        do {
-            result = try store.save(request, origin: ObjectIdentifier(originMarker))
-        } catch {
-            report(error)
-            throw error
-        }
-
-        // The transaction committed: bring the objects in line with the store.
-        for object in inserted {
-            let backing = object.persistentBacking
-            let temporary = backing.objectID.temporaryKey!
-            let pk = result.assignedKeys[temporary]!
-            insertedByKey[temporary] = nil
-            backing.objectID = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
-            backing.state = .registered
-            backing.version = 1
-            registry[backing.entity!.index][pk] = object
-        }
-        for object in inserted + updated {
-            let backing = object.persistentBacking
-            refreshForeignKeys(of: backing)
-            backing.committed = backing.values
-            backing.changedOrdinals.removeAll()
-        }
-        for (object, version) in zip(updatedWithColumns, result.updatedVersions) {
-            object.persistentBacking.version = version
-        }
-        changedObjects.removeAll()
-        for object in deleted {
-            let backing = object.persistentBacking
-            registry[backing.entity!.index][backing.objectID.primaryKey!] = nil
-            backing.state = .invalidated
-            backing.relations = []
-        }
-        deletedObjectsByID.removeAll()
-        for object in inserted { object.didSave() }
-        for object in updated { object.didSave() }
-        for object in deleted { object.didSave() }
+        return (request, updatedWithColumns)
     }
 
     /// The value to store for a column, and the temporary key it refers to when
     /// the column is a foreign key to an object inserted by this save.
-    private func columnValue(of backing: ModelBacking, ordinal: Int) -> (StoredValue, UInt64?) {
+    static func columnValue(of backing: ModelBacking, ordinal: Int) -> (StoredValue, UInt64?) {
         guard backing.entity!.relationship(at: ordinal) != nil, ordinal < backing.relations.count,
               case .toOne(let target) = backing.relations[ordinal] else {
             return (backing.values[ordinal], nil)
@@ -112,39 +150,5 @@ extension ManagedObjectContext {
         let id = target.persistentBacking.objectID
         if let pk = id.primaryKey { return (.integer(pk), nil) }
         return (.null, id.temporaryKey)
-    }
-
-    /// Copies the now-permanent keys of related objects into foreign-key values.
-    private func refreshForeignKeys(of backing: ModelBacking) {
-        guard let entity = backing.entity else { return }
-        for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
-            guard ordinal < backing.relations.count, case .toOne(let target) = backing.relations[ordinal] else { continue }
-            backing.values[ordinal] = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
-        }
-    }
-
-    /// Checks deny rules before anything is written; every failure is reported
-    /// together in one `.validation` error.
-    private func validateForSave() throws {
-        var failures: [StrataError] = []
-        for object in deletedObjects {
-            guard let entity = object.persistentBacking.entity else { continue }
-            for (ordinal, property) in entity.properties.enumerated() {
-                guard case .relationship(let relationship) = property, relationship.deleteRule == .deny else { continue }
-                let related: [any PersistentModel] = relationship.isToMany
-                    ? ObjectGraph.toMany(of: object, at: ordinal)
-                    : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
-                if related.contains(where: { !$0.isDeleted }) {
-                    failures.append(StrataError(
-                        .validation, "\(entity.name).\(relationship.name) denies deleting \(object.objectID) while it is not empty",
-                        entityName: entity.name, propertyName: relationship.name, objectIDs: [object.objectID]))
-                }
-            }
-        }
-        guard !failures.isEmpty else { return }
-        if failures.count == 1 { throw failures[0] }
-        throw StrataError(
-            .validation, "\(failures.count) objects failed validation: " + failures.map(\.message).joined(separator: "; "),
-            objectIDs: failures.flatMap(\.objectIDs), detailedErrors: failures)
     }
 }
