@@ -19,6 +19,7 @@ extension ManagedObjectContext {
     public func count<T: PersistentModel>(for request: FetchRequest<T>) throws -> Int {
         do {
             mergePendingChanges()
+            if parent != nil { return try childFetch(request).count }
             let store = try coordinator.loadedStore()
             let entity = try schema.entity(for: T.self)
             let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)
@@ -35,6 +36,7 @@ extension ManagedObjectContext {
 
     private func fetchObjects<T: PersistentModel>(_ request: FetchRequest<T>) throws -> [T] {
         mergePendingChanges()
+        if parent != nil { return try childFetch(request) }
         let store = try coordinator.loadedStore()
         let entity = try schema.entity(for: T.self)
         let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)

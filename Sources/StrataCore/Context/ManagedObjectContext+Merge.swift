@@ -52,6 +52,7 @@ extension ManagedObjectContext {
             backing.relations = []
             removeFromLoadedRelationships(object)
         }
+        mergeToManyChanges(changes.toManyChanges)
         for observer in mergeObservers.values {
             observer(changes)
         }

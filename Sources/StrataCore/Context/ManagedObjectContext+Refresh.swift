@@ -54,10 +54,9 @@ extension ManagedObjectContext {
             if backing.state == .registered { backing.turnIntoFault() }
             return
         }
-        guard !backing.isFault, let entity = backing.entity, let pk = backing.objectID.primaryKey else { return }
+        guard !backing.isFault, let entity = backing.entity else { return }
         do {
-            let store = try coordinator.loadedStore()
-            guard let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else { return }
+            guard let row = try currentRow(of: backing, entity: entity) else { return }
             for ordinal in entity.columnOrdinals {
                 backing.committed[ordinal] = row.values[ordinal]
                 if !backing.changedOrdinals.contains(ordinal) {
@@ -76,6 +75,20 @@ extension ManagedObjectContext {
         } catch {
             report(error)
         }
+    }
+
+    /// The values a refresh reads: the parent's current ones in a child
+    /// context, the stored row otherwise.
+    private func currentRow(
+        of backing: ModelBacking, entity: EntityDescription
+    ) throws -> (values: ContiguousArray<StoredValue>, version: Int64)? {
+        if parent != nil {
+            let source = try parentObject(for: backing.objectID).persistentBacking
+            source.willAccess()
+            return (source.values, source.version)
+        }
+        guard let pk = backing.objectID.primaryKey else { return nil }
+        return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk)
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

@@ -1,7 +1,9 @@
 extension ManagedObjectContext {
-    /// The members of a to-many relationship: the rows whose foreign key points
-    /// at the owner, adjusted by this context's unsaved changes.
+    /// The members of a to-many relationship in their stored order (the rows
+    /// whose foreign key points at the owner, or its join rows), adjusted by
+    /// this context's unsaved changes: members that left go, new ones follow.
     package func loadToMany(of owner: any PersistentModel, ordinal: Int) -> [any PersistentModel] {
+        if parent != nil { return childLoadToMany(of: owner, ordinal: ordinal) }
         let backing = owner.persistentBacking
         guard let entity = backing.entity else { return [] }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
@@ -11,17 +13,29 @@ extension ManagedObjectContext {
         if let pk = backing.objectID.primaryKey {
             do {
                 let store = try coordinator.loadedStore()
-                let column = quote(destination.properties[inverse].name)
-                let sql = "SELECT \(store.selectList(entityIndex: destination.index)) FROM \(store.tableName(entityIndex: destination.index)) AS t0 WHERE t0.\(column) = ? ORDER BY t0.pk"
-                try store.fetchRows(entityIndex: destination.index, sql: sql, arguments: [.integer(pk)]) { row in
-                    let values = store.decodeValues(row, entityIndex: destination.index)
-                    members.append(registerRow(entity: destination, primaryKey: row.primaryKey, values: values, version: row.version))
+                if let sql = store.toManyLoadSQL(entityIndex: entity.index, ordinal: ordinal) {
+                    try store.fetchRows(entityIndex: destination.index, sql: sql, arguments: [.integer(pk)]) { row in
+                        let values = store.decodeValues(row, entityIndex: destination.index)
+                        members.append(registerRow(entity: destination, primaryKey: row.primaryKey, values: values, version: row.version))
+                    }
                 }
             } catch {
                 report(error)
             }
         }
-        // Unsaved changes: members that now point elsewhere leave, new ones join.
+        if destination.properties[inverse].hasColumn {
+            adjustOneToMany(&members, of: owner, inverse: inverse, destination: destination)
+        } else {
+            adjustManyToMany(&members, of: owner, inverse: inverse, destination: destination)
+        }
+        return members
+    }
+
+    /// Unsaved changes to a one-to-many: members that now point elsewhere leave,
+    /// new ones join.
+    private func adjustOneToMany(
+        _ members: inout [any PersistentModel], of owner: any PersistentModel, inverse: Int, destination: EntityDescription
+    ) {
         members.removeAll { member in
             let state = member.persistentBacking.state
             return state == .deleted || state == .invalidated
@@ -36,6 +50,30 @@ extension ManagedObjectContext {
             members.append(candidate)
             present.insert(ObjectIdentifier(candidate))
         }
-        return members
+    }
+
+    /// Unsaved changes to a many-to-many: the other side's loaded, changed
+    /// arrays say who left and who joined.
+    private func adjustManyToMany(
+        _ members: inout [any PersistentModel], of owner: any PersistentModel, inverse: Int, destination: EntityDescription
+    ) {
+        func holdsOwner(_ member: any PersistentModel) -> Bool? {
+            guard let others = ObjectGraph.loadedMembers(of: member, at: inverse) else { return nil }
+            return others.contains { $0 === owner }
+        }
+        members.removeAll { member in
+            let state = member.persistentBacking.state
+            return state == .deleted || state == .invalidated
+                || (member.persistentBacking.changedOrdinals.contains(inverse) && holdsOwner(member) == false)
+        }
+        var present = Set(members.map { ObjectIdentifier($0) })
+        let candidates = insertedByKey.sorted { $0.key < $1.key }.map(\.value) + Array(changedObjects.values)
+        for candidate in candidates where candidate.persistentBacking.entity === destination {
+            guard !present.contains(ObjectIdentifier(candidate)),
+                  candidate.persistentBacking.state != .deleted,
+                  holdsOwner(candidate) == true else { continue }
+            members.append(candidate)
+            present.insert(ObjectIdentifier(candidate))
+        }
     }
 }

@@ -6,15 +6,16 @@ extension ManagedObjectContext {
     public func save() throws {
         mergePendingChanges()
         guard hasChanges else { return }
+        if parent != nil {
+            do { return try saveToParent() } catch { report(error); throw error }
+        }
         do {
             let store = try coordinator.loadedStore()
             try validateForSave()
             let pending = PendingSave(context: self)
             pending.notifyWillSave()
-            let request = pending.makeRequest()
-            let result = try store.save(request.request, origin: ObjectIdentifier(originMarker))
-            apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
-            pending.notifyDidSave()
+            let saved = try writeResolvingConflicts(pending, store: store)
+            saved.notifyDidSave()
         } catch {
             report(error)
             throw error
@@ -28,6 +29,7 @@ extension ManagedObjectContext {
             let temporary = backing.objectID.temporaryKey!
             let pk = result.assignedKeys[temporary]!
             insertedByKey[temporary] = nil
+            permanentIDsByTemporaryKey[temporary] = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
             backing.objectID = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
             backing.state = .registered
             backing.version = 1
@@ -130,12 +132,14 @@ struct PendingSave {
             updatedWithColumns.append(object)
             request.updates.append(RowUpdate(
                 entityIndex: entity.index, primaryKey: backing.objectID.primaryKey!,
-                columns: columns, values: values, pendingReferences: pending))
+                columns: columns, values: values, pendingReferences: pending, expectedVersion: backing.version))
         }
         for object in deleted {
             let backing = object.persistentBacking
-            request.deletes.append(RowDelete(entityIndex: backing.entity!.index, primaryKey: backing.objectID.primaryKey!))
+            request.deletes.append(RowDelete(
+                entityIndex: backing.entity!.index, primaryKey: backing.objectID.primaryKey!, expectedVersion: backing.version))
         }
+        addRelationshipWrites(to: &request)
         return (request, updatedWithColumns)
     }
 

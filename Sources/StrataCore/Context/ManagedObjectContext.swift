@@ -22,6 +22,8 @@ public final class ManagedObjectContext {
     public var name: String?
     /// The author recorded with this context's saves (history).
     public var transactionAuthor: String?
+    /// How saves settle optimistic-locking and uniqueness conflicts (see <doc:MergePolicies>).
+    public var mergePolicy: MergePolicy = .error
     /// Whether other contexts' saves are merged in automatically.
     public var automaticallyMergesChangesFromParent: Bool = false {
         didSet {
@@ -45,6 +47,14 @@ public final class ManagedObjectContext {
     var changedObjects: [ObjectIdentifier: any PersistentModel] = [:]
     /// Deleted registered objects, deletion not saved yet.
     var deletedObjectsByID: [ObjectIdentifier: any PersistentModel] = [:]
+    /// The context a child context reads from and saves into; nil for contexts
+    /// over the store.
+    public internal(set) var parent: ManagedObjectContext?
+    /// In a child context: objects the parent inserted and has not saved yet.
+    var registeredByTemporaryKey: [UInt64: any PersistentModel] = [:]
+    /// Permanent IDs given at save to objects that had temporary ones, so child
+    /// contexts can still find them.
+    var permanentIDsByTemporaryKey: [UInt64: ObjectID] = [:]
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()
@@ -53,6 +63,7 @@ public final class ManagedObjectContext {
 
     /// A context over a coordinator's store.
     public init(coordinator: PersistentStoreCoordinator) {
+        self.parent = nil
         self.coordinator = coordinator
         self.registry = Array(repeating: [:], count: coordinator.schema.entities.count)
         self.inbox = MergeInbox(owner: ObjectIdentifier(originMarker))
@@ -70,7 +81,7 @@ public final class ManagedObjectContext {
         insertObject(object)
     }
 
-    func insertObject(_ object: any PersistentModel) {
+    func insertObject(_ object: any PersistentModel, temporaryKey: UInt64? = nil) {
         let backing = object.persistentBacking
         switch backing.state {
         case .new:
@@ -86,7 +97,8 @@ public final class ManagedObjectContext {
         guard let entity = try? schema.entity(for: type(of: object)) else {
             preconditionFailure("Strata: \(type(of: object)) is not an entity of this context's schema")
         }
-        let id = ObjectID.makeTemporary(entityName: entity.name)
+        let id = temporaryKey.map { ObjectID(entityName: entity.name, temporaryKey: $0) }
+            ?? ObjectID.makeTemporary(entityName: entity.name)
         backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
         insertedByKey[id.temporaryKey!] = object
         object.awakeFromInsert()
@@ -174,7 +186,7 @@ public final class ManagedObjectContext {
 
     /// The object with this ID if the context already has it (no store access).
     public func registeredObject(for id: ObjectID) -> (any PersistentModel)? {
-        if let key = id.temporaryKey { return insertedByKey[key] }
+        if let key = id.temporaryKey { return insertedByKey[key] ?? registeredByTemporaryKey[key] }
         guard let entity = schema.entity(named: id.entityName), let pk = id.primaryKey else { return nil }
         guard let store = try? coordinator.loadedStore(), store.identifier == id.storeIdentifier else { return nil }
         return registry[entity.index][pk]
@@ -183,24 +195,34 @@ public final class ManagedObjectContext {
     /// The object for an ID, loading it from the store when needed; throws
     /// `.objectNotFound` when no such object exists.
     public func existingObject<T: PersistentModel>(with id: ObjectID, as type: T.Type = T.self) throws -> T {
+        guard let typed = try existingAnyObject(with: id) as? T else {
+            throw StrataError(.objectNotFound, "\(id) is not a \(T.self)", entityName: id.entityName, objectIDs: [id])
+        }
+        return typed
+    }
+
+    /// The object for an ID, of whatever model type, loading it when needed.
+    func existingAnyObject(with id: ObjectID) throws -> any PersistentModel {
         mergePendingChanges()
         if let object = registeredObject(for: id) {
             if object.persistentBacking.state == .deleted || object.persistentBacking.state == .invalidated {
                 throw StrataError(.objectNotFound, "\(id) is deleted", entityName: id.entityName, objectIDs: [id])
             }
             if object.persistentBacking.isFault { try fulfill(object.persistentBacking) }
-            guard let typed = object as? T else {
-                throw StrataError(.objectNotFound, "\(id) is not a \(T.self)", entityName: id.entityName, objectIDs: [id])
-            }
-            return typed
+            return object
+        }
+        if let parent {
+            let object = childObject(for: try parent.existingAnyObject(with: id))
+            if object.persistentBacking.isFault { try fulfill(object.persistentBacking) }
+            return object
         }
         let store = try coordinator.loadedStore()
         guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,
-              let entity = schema.entity(named: id.entityName), entity.modelType == T.self,
+              let entity = schema.entity(named: id.entityName),
               let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
             throw StrataError(.objectNotFound, "No object exists for \(id)", entityName: id.entityName, objectIDs: [id])
         }
-        return registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version) as! T
+        return registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version)
     }
 
     // MARK: - Identity map
@@ -228,6 +250,7 @@ public final class ManagedObjectContext {
     }
 
     func fulfill(_ backing: ModelBacking) throws {
+        if parent != nil { return try fulfillFromParent(backing) }
         guard let entity = backing.entity, let pk = backing.objectID.primaryKey else { return }
         let store = try coordinator.loadedStore()
         if let batch = backing.faultBatch {

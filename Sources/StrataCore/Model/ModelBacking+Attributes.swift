@@ -21,14 +21,17 @@ package enum JSONValueCoding {
         return stored
     }
 
-    static func decode<V: Decodable>(_ stored: StoredValue, as type: V.Type, for backing: ModelBacking, at ordinal: Int) -> V {
-        let data: Data
+    /// The value JSON text decodes to, or nil.
+    static func decodeStored<V: Decodable>(_ stored: StoredValue, as type: V.Type) -> V? {
         switch stored {
-        case .text(let text): data = Data(text.utf8)
-        case .blob(let blob): data = blob
-        default: backing.conversionFailure(at: ordinal, to: V.self)
+        case .text(let text): try? JSONDecoder().decode(V.self, from: Data(text.utf8))
+        case .blob(let blob): try? JSONDecoder().decode(V.self, from: blob)
+        default: nil
         }
-        guard let value = try? JSONDecoder().decode(V.self, from: data) else {
+    }
+
+    static func decode<V: Decodable>(_ stored: StoredValue, as type: V.Type, for backing: ModelBacking, at ordinal: Int) -> V {
+        guard let value = decodeStored(stored, as: V.self) else {
             backing.conversionFailure(at: ordinal, to: V.self)
         }
         return value

@@ -59,7 +59,13 @@ package enum ObjectGraph {
         let backing = owner.persistentBacking
         backing.willAccess()
         backing.ensureRelations(count: ordinal + 1)
-        if case .toMany(let members) = backing.relations[ordinal] { return members }
+        if case .toMany(let members) = backing.relations[ordinal] {
+            // A member deleted and saved (under `.noAction`, say) has no row any more.
+            guard members.contains(where: { $0.persistentBacking.state == .invalidated }) else { return members }
+            let live = members.filter { $0.persistentBacking.state != .invalidated }
+            backing.relations[ordinal] = .toMany(live)
+            return live
+        }
         guard let coordinator = backing.coordinator, backing.state != .new else {
             backing.relations[ordinal] = .toMany([])
             return []
@@ -131,7 +137,10 @@ package enum ObjectGraph {
         if let target { attach(owner, toInverse: inverse, of: target) }
     }
 
-    package static func setToMany(of owner: any PersistentModel, at ordinal: Int, to members: [any PersistentModel]) {
+    package static func setToMany(of owner: any PersistentModel, at ordinal: Int, to newMembers: [any PersistentModel]) {
+        // A to-many holds each object once, as Core Data's ordered sets do.
+        var newIDs = Set<ObjectIdentifier>(minimumCapacity: newMembers.count)
+        let members = newMembers.filter { newIDs.insert(ObjectIdentifier($0)).inserted }
         for member in members { join(owner, member) }
         let backing = owner.persistentBacking
         guard let entity = backing.entity else {
@@ -143,10 +152,18 @@ package enum ObjectGraph {
         }
         let old = toMany(of: owner, at: ordinal)
         let oldIDs = Set(old.map { ObjectIdentifier($0) })
-        let newIDs = Set(members.map { ObjectIdentifier($0) })
         assignToMany(of: owner, at: ordinal, to: members)
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         guard inverse >= 0 else { return }
+        if isManyToMany(backing, ordinal: ordinal, inverse: inverse) {
+            for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
+                detach(owner, fromInverse: inverse, of: removed)
+            }
+            for added in members where !oldIDs.contains(ObjectIdentifier(added)) {
+                attach(owner, toInverse: inverse, of: added)
+            }
+            return
+        }
         for removed in old where !newIDs.contains(ObjectIdentifier(removed)) {
             if toOne(of: removed, at: inverse) === owner {
                 assignToOne(of: removed, at: inverse, to: nil)
@@ -160,6 +177,12 @@ package enum ObjectGraph {
             }
             assignToOne(of: added, at: inverse, to: owner)
         }
+    }
+
+    /// Whether a to-many relationship's inverse is to-many too.
+    static func isManyToMany(_ backing: ModelBacking, ordinal: Int, inverse: Int) -> Bool {
+        guard let entity = backing.entity, let schema = backing.coordinator?.schema else { return false }
+        return !schema.entities[entity.destinationIndexByOrdinal[ordinal]].properties[inverse].hasColumn
     }
 
     /// Removes `member` from the inverse relationship of `object`.
@@ -211,9 +234,12 @@ package enum ObjectGraph {
                 backing.noteChange(at: ordinal, owner: object, forceChanged: true)
                 if inverse >= 0 { attach(object, toInverse: inverse, of: target) }
             case .toMany(let members):
+                let manyToMany = inverse >= 0 && isManyToMany(backing, ordinal: ordinal, inverse: inverse)
                 for member in members {
                     join(object, member)
-                    if inverse >= 0 {
+                    if manyToMany {
+                        attach(object, toInverse: inverse, of: member)
+                    } else if inverse >= 0 {
                         let previous = toOne(of: member, at: inverse)
                         if previous !== object {
                             if let previous { detach(member, fromInverse: ordinal, of: previous) }

@@ -46,6 +46,15 @@ public protocol PersistentModel: AnyObject, Hashable {
     func didSave()
     /// Called when the object is deleted from its context, before delete rules apply.
     func prepareForDeletion()
+
+    // Validation hooks; run at save, before anything is written. Throw to veto
+    // the save: every failure of one save is reported together.
+    /// Checks a new object before its first save.
+    func validateForInsert() throws
+    /// Checks a changed object before it is saved.
+    func validateForUpdate() throws
+    /// Checks an object before its deletion is saved.
+    func validateForDelete() throws
 }
 
 extension PersistentModel {
@@ -61,6 +70,9 @@ extension PersistentModel {
     public func willSave() {}
     public func didSave() {}
     public func prepareForDeletion() {}
+    public func validateForInsert() throws {}
+    public func validateForUpdate() throws {}
+    public func validateForDelete() throws {}
 }
 
 // MARK: - Object state

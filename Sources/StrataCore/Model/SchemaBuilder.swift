@@ -116,7 +116,10 @@ struct SchemaBuilder {
             }
         }
 
-        // Shapes stored today: to-one (with or without inverse), one-to-many with a to-one inverse.
+        // Stored shapes: to-one (with or without inverse), one-to-many (foreign key
+        // plus position column) and many-to-many (join table). A to-many without
+        // an inverse is refused, as Core Data advises: nothing could keep the
+        // destination side in step, and deleting a member would leave it behind.
         for (entityIndex, list) in properties.enumerated() {
             for (ordinal, property) in list.enumerated() {
                 guard case .relationship(var relationship) = property else { continue }
@@ -125,13 +128,13 @@ struct SchemaBuilder {
                 if inverseOrdinal >= 0, target >= 0 {
                     let inverseProperty = metadata[target][inverseOrdinal]
                     relationship.inverseName = inverseProperty.name
-                    if relationship.isToMany, case .relationship(_, true, _, _, _, _, _) = inverseProperty.kind {
+                    if relationship.isToMany, target == entityIndex, inverseOrdinal == ordinal {
                         fail(names[entityIndex], relationship.name,
-                             "many-to-many relationships are not supported by this version; model the link as an entity")
+                             "a to-many relationship cannot be its own inverse; declare a second relationship as the inverse")
                     }
                 } else if relationship.isToMany {
                     fail(names[entityIndex], relationship.name,
-                         "a to-many relationship needs a to-one inverse on \(relationship.destinationEntityName); declare it with @Relationship(inverse:)")
+                         "a to-many relationship needs an inverse on \(relationship.destinationEntityName) (a to-one for one-to-many, a to-many for many-to-many); declare it with @Relationship(inverse:)")
                 }
                 if let minimum = relationship.minimumModelCount, let maximum = relationship.maximumModelCount, minimum > maximum {
                     fail(names[entityIndex], relationship.name, "minimumModelCount is larger than maximumModelCount")

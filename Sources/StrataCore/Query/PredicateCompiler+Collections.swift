@@ -132,13 +132,12 @@ extension PredicateCompilation {
         return .scalar(inList)
     }
 
-    /// `EXISTS (SELECT 1 FROM <destination> AS <alias> WHERE <alias>.<inverse> = <owner> AND <condition>)`.
+    /// `EXISTS (SELECT 1 FROM <destination> AS <alias> WHERE <alias>.<inverse> = <owner> AND <condition>)`
+    /// (through the join table for many-to-many).
     func existsTerm(_ relationship: ToManyReference, alias: String, condition: SQLTerm?) -> SQLTerm {
-        let link = SQLTerm.binary(
-            .atomic("\(alias).\(quote(relationship.inverseColumn))"), "=", relationship.owner.key, .equality)
+        let (from, link) = relationship.source(alias: alias)
         let filter = condition.map { SQLTerm.binary(link, "AND", $0, .and) } ?? link
-        var fragment = SQLFragment(
-            "EXISTS (SELECT 1 FROM \(quote(relationship.destination.name)) AS \(alias) WHERE ")
+        var fragment = SQLFragment("EXISTS (SELECT 1 FROM \(from) WHERE ")
         fragment.append(filter.fragment)
         fragment.append(")")
         return SQLTerm(fragment, .atomic)
@@ -152,12 +151,8 @@ extension PredicateCompilation {
         case .isEmpty:
             return .scalar(.not(existsTerm(relationship, alias: makeAlias(), condition: nil)))
         case .count:
-            let alias = makeAlias()
-            let link = SQLTerm.binary(
-                .atomic("\(alias).\(quote(relationship.inverseColumn))"), "=", relationship.owner.key,
-                .equality)
-            var fragment = SQLFragment(
-                "(SELECT COUNT(*) FROM \(quote(relationship.destination.name)) AS \(alias) WHERE ")
+            let (from, link) = relationship.source(alias: makeAlias())
+            var fragment = SQLFragment("(SELECT COUNT(*) FROM \(from) WHERE ")
             fragment.append(link.fragment)
             fragment.append(")")
             return .scalar(SQLTerm(fragment, .atomic))

@@ -90,10 +90,15 @@ extension PredicateCompilation {
         case .relationship(let relationship):
             let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
             let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            if let join = RelationshipLayout.joinTable(of: entity, ordinal: ordinal, in: schema) {
+                return .toMany(ToManyReference(
+                    owner: reference, name: relationship.name, destination: destination,
+                    inverseColumn: "", joinTable: join))
+            }
             guard inverse >= 0, destination.properties[inverse].hasColumn else {
                 throw StrataError(
                     .unsupportedPredicate,
-                    "the to-many relationship \(entity.name).\(relationship.name) has no to-one inverse to query through",
+                    "the to-many relationship \(entity.name).\(relationship.name) has no inverse to query through",
                     entityName: entity.name, propertyName: relationship.name)
             }
             return .toMany(ToManyReference(

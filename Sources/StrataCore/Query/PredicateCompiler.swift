@@ -115,13 +115,29 @@ struct ObjectReference {
     }
 }
 
-/// A to-many relationship: the destination rows whose inverse column holds the owner's key.
+/// A to-many relationship: the destination rows whose inverse column holds the
+/// owner's key (one-to-many), or that a join table pairs with it (many-to-many).
 struct ToManyReference {
     let owner: ObjectReference
     let name: String
     let destination: EntityDescription
-    /// The destination's to-one column that points back at the owner.
+    /// The destination's to-one column that points back at the owner (one-to-many).
     let inverseColumn: String
+    /// The join table and its owner and member columns (many-to-many).
+    var joinTable: (table: String, owner: String, member: String)? = nil
+
+    /// The `FROM` clause over the destination rows as `alias`, and the term
+    /// that ties them to the owner.
+    func source(alias: String) -> (from: String, link: SQLTerm) {
+        let from = "\(quote(destination.name)) AS \(alias)"
+        guard let joinTable else {
+            return (from, .binary(.atomic("\(alias).\(quote(inverseColumn))"), "=", owner.key, .equality))
+        }
+        let join = "\(alias)_j"
+        return (
+            "\(from) JOIN \(quote(joinTable.table)) AS \(join) ON \(join).\(quote(joinTable.member)) = \(alias).pk",
+            .binary(.atomic("\(join).\(quote(joinTable.owner))"), "=", owner.key, .equality))
+    }
 }
 
 /// What a compiled predicate node denotes.

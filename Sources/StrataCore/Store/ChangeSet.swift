@@ -21,12 +21,16 @@ package struct RowUpdate: Sendable {
     package var columns: [Int]
     package var values: [StoredValue]
     package var pendingReferences: [PendingReference]
+    /// The row version the context read; the save conflicts when the store's differs (nil: no check).
+    package var expectedVersion: Int64? = nil
 }
 
 /// A stored row to delete.
 package struct RowDelete: Sendable {
     package var entityIndex: Int
     package var primaryKey: Int64
+    /// The row version the context read; the save conflicts when the store's differs (nil: no check).
+    package var expectedVersion: Int64? = nil
 }
 
 /// Everything one context save asks the store to write, as one transaction.
@@ -34,12 +38,18 @@ package struct SaveRequest: Sendable {
     package var inserts: [RowInsert] = []
     package var updates: [RowUpdate] = []
     package var deletes: [RowDelete] = []
+    /// New order (and, for many-to-many, membership) of changed to-many relationships.
+    package var toManyWrites: [ToManyWrite] = []
+    /// One-to-many members that joined an owner whose relationship is not loaded.
+    package var toManyAppends: [ToManyAppend] = []
     package var author: String?
     package var contextName: String?
 
     package init() {}
 
-    package var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    package var isEmpty: Bool {
+        inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyWrites.isEmpty && toManyAppends.isEmpty
+    }
 }
 
 /// What the store assigned while saving.
@@ -50,6 +60,8 @@ package struct SaveResult: Sendable {
     package var updatedVersions: [Int64] = []
     /// The committed changes, as broadcast to other contexts.
     package var changes: ChangeSet
+    /// Conflicts found inside the transaction; when not empty, nothing was written.
+    package var conflicts = StoreConflicts()
 }
 
 /// The changes one save committed: `Sendable`, so other contexts can merge them.
@@ -73,6 +85,8 @@ public struct ChangeSet: Sendable {
     public var inserted: [Row] = []
     public var updated: [Row] = []
     public var deleted: [Row] = []
+    /// To-many relationships whose members or order changed.
+    public var toManyChanges: [ToManyChange] = []
     /// The author and context name of the save, if set.
     public var author: String?
     public var contextName: String?
@@ -83,5 +97,5 @@ public struct ChangeSet: Sendable {
         self.storeIdentifier = storeIdentifier
     }
 
-    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toManyChanges.isEmpty }
 }

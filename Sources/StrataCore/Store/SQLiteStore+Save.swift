@@ -13,6 +13,8 @@ extension SQLiteStore {
         let result: SaveResult
         do {
             result = try writer.write { db in try self.write(request, origin: origin, in: db) }
+        } catch let abort as ConflictAbort {
+            return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: abort.conflicts)
         } catch {
             throw Self.translate(error)
         }
@@ -25,6 +27,9 @@ extension SQLiteStore {
     }
 
     private func write(_ request: SaveRequest, origin: ObjectIdentifier?, in db: Database) throws -> SaveResult {
+        // Checked in the write transaction, so no other save can slip in between.
+        let check = try checkBeforeWriting(request, in: db)
+        if !check.conflicts.isEmpty { throw ConflictAbort(conflicts: check.conflicts) }
         var changes = ChangeSet(storeIdentifier: identifier)
         changes.author = request.author
         changes.contextName = request.contextName
@@ -42,6 +47,10 @@ extension SQLiteStore {
                 values[reference.column] = .integer(key)
             }
             return values
+        }
+
+        for delete in request.deletes where check.deletesFirst(delete) {
+            try deleteRow(delete, into: &result, in: db)
         }
 
         for insert in request.inserts {
@@ -86,15 +95,10 @@ extension SQLiteStore {
                 ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values, version: version))
         }
 
-        for delete in request.deletes {
-            let entity = schema.entities[delete.entityIndex]
-            let statement = RawStatement(try db.cachedStatement(sql: layout.entities[delete.entityIndex].deleteSQL), in: db)
-            statement.reset()
-            statement.bind(.integer(delete.primaryKey), at: 1)
-            try statement.execute()
-            result.changes.deleted.append(ChangeSet.Row(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: delete.primaryKey),
-                entityIndex: delete.entityIndex, ordinals: [], values: [], version: 0))
+        try writeRelationships(request, into: &result, in: db)
+
+        for delete in request.deletes where !check.deletesFirst(delete) {
+            try deleteRow(delete, into: &result, in: db)
         }
         return result
     }

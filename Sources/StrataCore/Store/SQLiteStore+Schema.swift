@@ -10,10 +10,14 @@ extension SQLiteStore {
             CREATE TABLE \(StoreLayout.sequenceTable) (entity TEXT PRIMARY KEY NOT NULL, max_pk INTEGER NOT NULL);
             """)
         for entity in schema.entities {
-            try db.execute(sql: createTableSQL(entity, schema: schema))
-            for statement in indexSQL(entity) {
+            try db.execute(sql: createTableSQL(
+                entity, schema: schema, positionColumns: layout.relationships.positionColumns[entity.index]))
+            for statement in indexSQL(entity, orderedColumns: layout.relationships.orderedIndexColumns[entity.index]) {
                 try db.execute(sql: statement)
             }
+        }
+        for statement in layout.relationships.joinTableStatements {
+            try db.execute(sql: statement)
         }
         let metadata = StoreMetadata(
             storeIdentifier: UUID().uuidString, formatVersion: StoreMetadata.formatVersion,
@@ -22,7 +26,8 @@ extension SQLiteStore {
         return metadata.storeIdentifier
     }
 
-    static func createTableSQL(_ entity: EntityDescription, schema: Schema) -> String {
+    /// `positionColumns` are the hidden columns that keep to-many order (see ``RelationshipLayout``).
+    static func createTableSQL(_ entity: EntityDescription, schema: Schema, positionColumns: [String] = []) -> String {
         var definitions = ["pk INTEGER PRIMARY KEY", "\(StoreLayout.versionColumn) INTEGER NOT NULL DEFAULT 1"]
         for ordinal in entity.columnOrdinals {
             switch entity.properties[ordinal] {
@@ -50,10 +55,13 @@ extension SQLiteStore {
                 definitions.append(definition)
             }
         }
+        definitions += positionColumns
         return "CREATE TABLE \(quote(entity.name)) (\(definitions.joined(separator: ", ")))"
     }
 
-    static func indexSQL(_ entity: EntityDescription) -> [String] {
+    /// `orderedColumns` replaces the column list of a foreign-key index whose
+    /// to-many inverse keeps an order, by the to-one's ordinal.
+    static func indexSQL(_ entity: EntityDescription, orderedColumns: [Int: String] = [:]) -> [String] {
         var statements: [String] = []
         let table = quote(entity.name)
         func indexName(_ kind: String, _ columns: [String]) -> String {
@@ -64,7 +72,8 @@ extension SQLiteStore {
             case .attribute(let attribute) where attribute.isUnique:
                 statements.append("CREATE UNIQUE INDEX \(indexName("unique", [attribute.name])) ON \(table)(\(quote(attribute.name)))")
             case .relationship(let relationship):
-                statements.append("CREATE INDEX \(indexName("fk", [relationship.name])) ON \(table)(\(quote(relationship.name)))")
+                let columns = orderedColumns[ordinal] ?? quote(relationship.name)
+                statements.append("CREATE INDEX \(indexName("fk", [relationship.name])) ON \(table)(\(columns))")
             default:
                 break
             }

@@ -19,9 +19,11 @@ package struct StoreLayout: Sendable {
     }
 
     package let entities: [Entity]
+    /// Where to-many members and their order are kept.
+    package let relationships: RelationshipLayout
 
     package init(schema: Schema) {
-        entities = schema.entities.map { entity in
+        let entities = schema.entities.map { entity in
             let table = quote(entity.name)
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let selectList = (["t0.pk", "t0.\(Self.versionColumn)"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
@@ -33,6 +35,8 @@ package struct StoreLayout: Sendable {
                 deleteSQL: "DELETE FROM \(table) WHERE pk = ?",
                 selectByKeySQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk = ?")
         }
+        self.entities = entities
+        relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))
     }
 
     /// `UPDATE … SET` for a set of changed columns; returns the new version.

@@ -3,8 +3,9 @@ import GRDB
 
 /// The metadata row set of a store: identity, format and the schema it was written with.
 package struct StoreMetadata: Sendable {
-    /// Bumped when Strata changes how it lays out stores.
-    package static let formatVersion = 1
+    /// Bumped when Strata changes how it lays out stores. 2: to-many position
+    /// columns and many-to-many join tables.
+    package static let formatVersion = 2
 
     package var storeIdentifier: String
     package var formatVersion: Int
@@ -40,6 +41,11 @@ package struct StoreMetadata: Sendable {
     package func check(against current: Schema, fileName: String) throws {
         guard formatVersion <= Self.formatVersion else {
             throw StrataError(.incompatibleStore, "\(fileName) was written by a newer version of Strata (format \(formatVersion))")
+        }
+        guard formatVersion == Self.formatVersion else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(fileName) was written by an earlier version of Strata (format \(formatVersion)) that did not keep to-many order; it was left untouched")
         }
         guard fingerprint != current.fingerprint else { return }
         let differences = SchemaDifference.between(stored: schema, current: current.summary)

@@ -66,6 +66,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
     /// Further failures reported together with this one (for example every
     /// validation failure of one save).
     public var detailedErrors: [StrataError]
+    /// The merge or uniqueness conflicts behind a `.mergeConflict` or `.uniquenessConflict`
+    /// error, with the stored and in-memory values (kept out of ``message``).
+    public var conflicts: [MergeConflict] = []
 
     public init(
         _ code: Code,

@@ -53,6 +53,7 @@ struct MergeTests {
         }
         #expect(await eventually { author.books.isEmpty })
         #expect(view.registeredObject(for: bookID) == nil)
+        #expect(view.objectGraphProblems().isEmpty)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -74,6 +75,7 @@ struct MergeTests {
         #expect(await eventually { book.year == 2001 })
         #expect(book.title == "Mine")
         #expect(book.isUpdated)
+        #expect(view.objectGraphProblems().isEmpty)
     }
 
     @Test(arguments: StoreKind.allCases)

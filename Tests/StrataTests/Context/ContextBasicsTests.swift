@@ -178,6 +178,27 @@ struct ContextBasicsTests {
         #expect(!context.hasChanges)
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func refreshAllObjectsTakesInStoredValuesAndKeepsUnsavedOnes(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        let first = Book(title: "First", year: 1)
+        let second = Book(title: "Second", year: 2)
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+        try stack.container.perform { other in
+            for book in try other.fetch(FetchRequest<Book>()) { book.rating = Double(book.year) }
+        }
+        second.title = "Unsaved"
+        context.refreshAllObjects()
+        #expect(first.rating == 1)
+        #expect(second.rating == 2)
+        #expect(second.title == "Unsaved")
+        #expect(second.isUpdated && !first.isUpdated)
+        #expect(context.objectGraphProblems().isEmpty)
+    }
+
     @Test func handWrittenModelsSaveAndFetch() async throws {
         let stack = try await TestStack(.inMemory, schema: Schema(Note.self))
         try stack.container.perform { context throws in

@@ -20,6 +20,7 @@ struct RelationshipTests {
             #expect(other.books.map(\.title) == ["T"])
             book.author = nil
             #expect(other.books.isEmpty)
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 
@@ -41,6 +42,7 @@ struct RelationshipTests {
             #expect(author.books.map(\.title) == ["1"])
             author.books.removeAll()
             #expect(first.author == nil)
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 
@@ -59,6 +61,7 @@ struct RelationshipTests {
             #expect(author.books.map(\.title).sorted() == ["B1", "B2", "B3"])
             let book = try #require(try context.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 2 })).first)
             #expect(book.author === author)
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 
@@ -74,6 +77,7 @@ struct RelationshipTests {
             #expect(author.books.map(\.title) == ["T"])
             try context.save()
             #expect(book.author === author)
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 
@@ -106,6 +110,7 @@ struct RelationshipTests {
             #expect(author.books.isEmpty)
             try context.save()
             #expect(author.books.isEmpty)
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 
@@ -125,6 +130,7 @@ struct RelationshipTests {
             context.insert(newBook)
             newBook.author = author                  // author.books is not loaded yet
             #expect(author.books.map(\.title).sorted() == ["New", "Stored"])
+            #expect(context.objectGraphProblems().isEmpty)
         }
     }
 }

@@ -1,0 +1,142 @@
+import Foundation
+
+/// An immutable, `Sendable` copy of an object's attributes and the IDs of its
+/// related objects, for handing data to another isolation domain.
+///
+/// Read properties by key path, as on the object: attributes come back as their
+/// Swift values, relationships as ``ObjectID``s.
+///
+/// ```swift
+/// let snapshot = try await container.performBackgroundTask { context in
+///     Snapshot(try context.existingObject(with: id, as: Book.self))
+/// }
+/// snapshot.title       // String
+/// snapshot.author      // ObjectID?
+/// ```
+@dynamicMemberLookup
+public struct Snapshot<Model: PersistentModel>: Sendable {
+    /// The object's identity when the snapshot was taken.
+    public let objectID: ObjectID
+    /// The row version the values came from (0 for unsaved objects).
+    public let version: Int64
+    private let ordinals: [AnyKeyPathBox: Int]
+    private let values: [StoredValue]
+    private let related: [[ObjectID]]
+
+    /// Copies an object's current values, including unsaved changes.
+    public init(_ object: Model) {
+        let backing = object.persistentBacking
+        backing.willAccess()
+        objectID = backing.objectID
+        version = backing.version
+        let properties = Model.schemaProperties
+        ordinals = Dictionary(properties.enumerated().map { (AnyKeyPathBox($1.keyPath), $0) }, uniquingKeysWith: { a, _ in a })
+        var values = Array(backing.values)
+        if values.count < properties.count {
+            values.append(contentsOf: repeatElement(.null, count: properties.count - values.count))
+        }
+        var related = Array(repeating: [ObjectID](), count: properties.count)
+        for (ordinal, property) in properties.enumerated() {
+            guard case .relationship(_, let isToMany, _, _, _, _, _) = property.kind else { continue }
+            if isToMany {
+                related[ordinal] = ObjectGraph.toMany(of: object, at: ordinal).map(\.objectID)
+            } else if let target = ObjectGraph.toOne(of: object, at: ordinal) {
+                related[ordinal] = [target.objectID]
+            }
+        }
+        self.values = values
+        self.related = related
+    }
+
+    private func stored(_ keyPath: AnyKeyPath) -> StoredValue {
+        guard let ordinal = ordinals[AnyKeyPathBox(keyPath)] else {
+            preconditionFailure("Strata: \(keyPath) is not a persistent property of \(Model.entityName)")
+        }
+        return values[ordinal]
+    }
+
+    private func relatedIDs(_ keyPath: AnyKeyPath) -> [ObjectID] {
+        guard let ordinal = ordinals[AnyKeyPathBox(keyPath)] else {
+            preconditionFailure("Strata: \(keyPath) is not a relationship of \(Model.entityName)")
+        }
+        return related[ordinal]
+    }
+
+    private func failure(_ keyPath: AnyKeyPath, _ type: Any.Type) -> Never {
+        preconditionFailure("Strata: the snapshot value of \(keyPath) cannot be read as \(type)")
+    }
+
+    public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
+        guard let value = V(storedValue: stored(keyPath)) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
+        let stored = stored(keyPath)
+        if stored.isNull { return nil }
+        guard let value = V(storedValue: stored) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V>) -> V where V.RawValue: PersistentValue {
+        guard let raw = V.RawValue(storedValue: stored(keyPath)), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? where V.RawValue: PersistentValue {
+        let stored = stored(keyPath)
+        if stored.isNull { return nil }
+        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V
+    where V.RawValue: PersistentValue {
+        guard let raw = V.RawValue(storedValue: stored(keyPath)), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V?
+    where V.RawValue: PersistentValue {
+        let stored = stored(keyPath)
+        if stored.isNull { return nil }
+        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
+        guard let value = JSONValueCoding.decodeStored(stored(keyPath), as: V.self) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
+        let stored = stored(keyPath)
+        if stored.isNull { return nil }
+        guard let value = JSONValueCoding.decodeStored(stored, as: V.self) else { failure(keyPath, V.self) }
+        return value
+    }
+
+    /// A to-one relationship, as the related object's ID.
+    public subscript<D: PersistentModel>(dynamicMember keyPath: KeyPath<Model, D?>) -> ObjectID? {
+        relatedIDs(keyPath).first
+    }
+
+    /// A to-many relationship, as the related objects' IDs in order.
+    public subscript<D: PersistentModel>(dynamicMember keyPath: KeyPath<Model, [D]>) -> [ObjectID] {
+        relatedIDs(keyPath)
+    }
+}
+
+/// A key path as a `Sendable` dictionary key.
+struct AnyKeyPathBox: Hashable, @unchecked Sendable {
+    // @unchecked: key paths are immutable values.
+    let keyPath: AnyKeyPath
+    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+}
+
+extension PersistentModel {
+    /// An immutable, `Sendable` copy of the object's values and related IDs.
+    public func snapshot() -> Snapshot<Self> {
+        Snapshot(self)
+    }
+}

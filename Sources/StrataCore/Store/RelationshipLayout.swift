@@ -1,0 +1,170 @@
+/// Where a store keeps the members of each to-many relationship, and their order.
+///
+/// - One-to-many: the destination's foreign-key column says who the owner is,
+///   and a hidden position column beside it, `_order_<toOne>`, says where the
+///   row sits in its owner's array. One index on `(foreignKey, position)` serves
+///   both the lookup and the ordered load.
+/// - Many-to-many: one join table per pair of inverse relationships, named after
+///   the canonical side (the smaller `Entity.relationship`):
+///   `_strata_join_<Entity>_<relationship>(source, target, source_position,
+///   target_position)`, `PRIMARY KEY(source, target)`, both keys
+///   `ON DELETE CASCADE`. Each side has its own position column, so both arrays
+///   keep the order the app gave them.
+///
+/// Names starting with `_` are reserved for Strata, so none of these can clash
+/// with an entity's own columns or tables. All SQL is built once per store.
+package struct RelationshipLayout: Sendable {
+    /// How one to-many relationship is stored.
+    package enum ToMany: Sendable {
+        case foreignKey(OrderedForeignKey)
+        case joinTable(JoinSide)
+
+        /// The index of the destination entity.
+        package var destinationIndex: Int {
+            switch self {
+            case .foreignKey(let storage): storage.destinationIndex
+            case .joinTable(let storage): storage.destinationIndex
+            }
+        }
+
+        /// `SELECT` of the destination rows of one owner, in the stored order;
+        /// the owner's key is the only argument.
+        package var loadSQL: String {
+            switch self {
+            case .foreignKey(let storage): storage.loadSQL
+            case .joinTable(let storage): storage.loadSQL
+            }
+        }
+    }
+
+    /// A one-to-many relationship: the destination's foreign key and position column.
+    package struct OrderedForeignKey: Sendable {
+        package let destinationIndex: Int
+        package let loadSQL: String
+        /// `UPDATE … SET position = ?1 WHERE pk = ?2`, skipping rows already in place.
+        package let setPositionSQL: String
+        /// Puts row `?2` after the other rows of owner `?1`.
+        package let appendSQL: String
+    }
+
+    /// One side of a many-to-many relationship.
+    package struct JoinSide: Sendable {
+        package let destinationIndex: Int
+        /// The inverse relationship's ordinal on the destination entity.
+        package let inverseOrdinal: Int
+        package let loadSQL: String
+        /// The member keys of owner `?1`.
+        package let membersSQL: String
+        /// Adds pair (`?1` owner, `?2` member) at owner position `?3`; a new pair
+        /// goes last among the member's own owners.
+        package let upsertSQL: String
+        /// Removes pair (`?1` owner, `?2` member).
+        package let deleteSQL: String
+    }
+
+    /// By entity index, then ordinal: the storage of each to-many relationship.
+    package let toMany: [[ToMany?]]
+    /// By entity index: definitions of the hidden position columns of its table.
+    package let positionColumns: [[String]]
+    /// By entity index: replaces the plain foreign-key index of a to-one whose
+    /// inverse is ordered, keyed by the to-one's ordinal.
+    package let orderedIndexColumns: [[Int: String]]
+    /// `CREATE TABLE` and `CREATE INDEX` statements of the join tables.
+    package let joinTableStatements: [String]
+
+    package static func positionColumn(forToOne name: String) -> String { "_order_\(name)" }
+
+    package static func joinTableName(entity: String, relationship: String) -> String {
+        "_strata_join_\(entity)_\(relationship)"
+    }
+
+    /// The join table of one side of a many-to-many relationship (unquoted),
+    /// and which of its columns hold the owner and the member; nil for other shapes.
+    package static func joinTable(
+        of entity: EntityDescription, ordinal: Int, in schema: Schema
+    ) -> (table: String, owner: String, member: String)? {
+        guard case .relationship(let relationship) = entity.properties[ordinal], relationship.isToMany else { return nil }
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
+        guard inverse >= 0, destinationIndex >= 0 else { return nil }
+        let destination = schema.entities[destinationIndex]
+        guard case .relationship(let back) = destination.properties[inverse], back.isToMany else { return nil }
+        // The canonical side names the table and is `source`.
+        let isCanonical = (entity.name, relationship.name) <= (destination.name, back.name)
+        let table = isCanonical
+            ? joinTableName(entity: entity.name, relationship: relationship.name)
+            : joinTableName(entity: destination.name, relationship: back.name)
+        return isCanonical ? (table, "source", "target") : (table, "target", "source")
+    }
+
+    package init(schema: Schema, selectLists: [String]) {
+        let entities = schema.entities
+        var toMany = entities.map { Array<ToMany?>(repeating: nil, count: $0.properties.count) }
+        var positionColumns = entities.map { _ in [String]() }
+        var orderedIndexColumns = entities.map { _ in [Int: String]() }
+        var joinTableStatements: [String] = []
+        for entity in entities {
+            for (ordinal, property) in entity.properties.enumerated() {
+                guard case .relationship(let relationship) = property, relationship.isToMany else { continue }
+                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+                let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
+                guard inverse >= 0, destinationIndex >= 0 else { continue }
+                let destination = entities[destinationIndex]
+                let destinationTable = quote(destination.name)
+                let selectList = selectLists[destinationIndex]
+                guard case .relationship(let back) = destination.properties[inverse] else { continue }
+                if !back.isToMany {
+                    let foreignKey = quote(back.name)
+                    let position = quote(Self.positionColumn(forToOne: back.name))
+                    positionColumns[destinationIndex].append("\(position) INTEGER")
+                    orderedIndexColumns[destinationIndex][inverse] = "\(foreignKey), \(position)"
+                    toMany[entity.index][ordinal] = .foreignKey(OrderedForeignKey(
+                        destinationIndex: destinationIndex,
+                        loadSQL: "SELECT \(selectList) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey) = ? ORDER BY t0.\(position), t0.pk",
+                        setPositionSQL: "UPDATE \(destinationTable) SET \(position) = ?1 WHERE pk = ?2 AND \(position) IS NOT ?1",
+                        appendSQL: """
+                            UPDATE \(destinationTable) SET \(position) = (SELECT COALESCE(MAX(\(position)) + 1, 0) \
+                            FROM \(destinationTable) WHERE \(foreignKey) = ?1 AND pk <> ?2) WHERE pk = ?2
+                            """))
+                    continue
+                }
+                guard let join = Self.joinTable(of: entity, ordinal: ordinal, in: schema) else { continue }
+                let table = quote(join.table)
+                let isCanonical = join.owner == "source"
+                let (owner, member) = (quote(join.owner), quote(join.member))
+                let (ownerPosition, memberPosition) = (quote(join.owner + "_position"), quote(join.member + "_position"))
+                toMany[entity.index][ordinal] = .joinTable(JoinSide(
+                    destinationIndex: destinationIndex, inverseOrdinal: inverse,
+                    loadSQL: """
+                        SELECT \(selectList) FROM \(table) AS j JOIN \(destinationTable) AS t0 ON t0.pk = j.\(member) \
+                        WHERE j.\(owner) = ? ORDER BY j.\(ownerPosition), j.\(member)
+                        """,
+                    membersSQL: "SELECT \(member) FROM \(table) WHERE \(owner) = ?",
+                    upsertSQL: """
+                        INSERT INTO \(table) (\(owner), \(member), \(ownerPosition), \(memberPosition)) \
+                        VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(\(memberPosition)) + 1, 0) FROM \(table) WHERE \(member) = ?2)) \
+                        ON CONFLICT ("source", "target") DO UPDATE SET \(ownerPosition) = excluded.\(ownerPosition) \
+                        WHERE \(ownerPosition) IS NOT excluded.\(ownerPosition)
+                        """,
+                    deleteSQL: "DELETE FROM \(table) WHERE \(owner) = ? AND \(member) = ?"))
+                if isCanonical {
+                    let targetTable = destinationTable
+                    joinTableStatements.append("""
+                        CREATE TABLE \(table) (\
+                        "source" INTEGER NOT NULL REFERENCES \(quote(entity.name))(pk) ON DELETE CASCADE, \
+                        "target" INTEGER NOT NULL REFERENCES \(targetTable)(pk) ON DELETE CASCADE, \
+                        "source_position" INTEGER NOT NULL DEFAULT 0, \
+                        "target_position" INTEGER NOT NULL DEFAULT 0, \
+                        PRIMARY KEY ("source", "target")) WITHOUT ROWID
+                        """)
+                    let index = quote(join.table + "_target")
+                    joinTableStatements.append("CREATE INDEX \(index) ON \(table)(\"target\", \"target_position\")")
+                }
+            }
+        }
+        self.toMany = toMany
+        self.positionColumns = positionColumns
+        self.orderedIndexColumns = orderedIndexColumns
+        self.joinTableStatements = joinTableStatements
+    }
+}

@@ -1,0 +1,227 @@
+import GRDB
+
+/// Conflicts a save ran into, found inside its write transaction before
+/// anything was written. When any are found the transaction writes nothing and
+/// the context resolves them (per its merge policy) before trying again.
+package struct StoreConflicts: Sendable {
+    /// Rows the save updates or deletes whose version moved since the context read them.
+    package var rows: [RowConflict] = []
+    /// Rows the save inserts or updates whose unique key another stored row holds.
+    package var uniqueness: [UniquenessViolation] = []
+
+    package init() {}
+
+    package var isEmpty: Bool { rows.isEmpty && uniqueness.isEmpty }
+}
+
+/// A row whose stored version is not the one the saving context read.
+package struct RowConflict: Sendable {
+    package var entityIndex: Int
+    package var primaryKey: Int64
+    /// The stored row now, or nil when it was deleted.
+    package var stored: StoredRow?
+}
+
+/// A stored row as read inside the save transaction: values by property ordinal.
+package struct StoredRow: Sendable {
+    package var primaryKey: Int64
+    package var version: Int64
+    package var values: ContiguousArray<StoredValue>
+}
+
+/// A row of the save whose unique key is held by another stored row.
+package struct UniquenessViolation: Sendable {
+    package var entityIndex: Int
+    /// The ordinals of the constraint's properties.
+    package var constraint: [Int]
+    /// The saving row: an inserted row's temporary key, or an updated row's primary key.
+    package var temporaryKey: UInt64?
+    package var primaryKey: Int64?
+    /// The stored row that holds the key.
+    package var existing: StoredRow
+}
+
+/// What the checks before a write found: conflicts, or the order rows must be written in.
+struct SaveCheck {
+    var conflicts = StoreConflicts()
+    /// Deleted rows whose unique key a row of the same save takes over: they go
+    /// first, so the unique index never sees the key twice.
+    var deletesFirst: [Int: Set<Int64>] = [:]
+
+    func deletesFirst(_ delete: RowDelete) -> Bool {
+        deletesFirst[delete.entityIndex]?.contains(delete.primaryKey) == true
+    }
+}
+
+/// Thrown inside the write closure so GRDB rolls the transaction back.
+struct ConflictAbort: Error {
+    let conflicts: StoreConflicts
+}
+
+extension EntityDescription {
+    /// Every uniqueness constraint, as property ordinals: each `.unique`
+    /// attribute alone, then each `#Unique` group.
+    package var uniqueKeyOrdinals: [[Int]] {
+        var keys: [[Int]] = []
+        for (ordinal, property) in properties.enumerated() {
+            if case .attribute(let attribute) = property, attribute.isUnique { keys.append([ordinal]) }
+        }
+        for group in uniquenessConstraints {
+            let ordinals = group.compactMap { ordinalByName[$0] }
+            if ordinals.count == group.count { keys.append(ordinals) }
+        }
+        return keys
+    }
+}
+
+extension SQLiteStore {
+    /// Checks the versions the save expects and the unique keys it writes,
+    /// collecting every conflict rather than stopping at the first.
+    func checkBeforeWriting(_ request: SaveRequest, in db: Database) throws -> SaveCheck {
+        var check = SaveCheck()
+        check.conflicts.rows = try versionConflicts(request, in: db)
+        check.conflicts.uniqueness = try uniquenessViolations(request, deletesFirst: &check.deletesFirst, in: db)
+        return check
+    }
+
+    /// Deletes one row and records it in the change set.
+    func deleteRow(_ delete: RowDelete, into result: inout SaveResult, in db: Database) throws {
+        let entity = schema.entities[delete.entityIndex]
+        let statement = RawStatement(try db.cachedStatement(sql: layout.entities[delete.entityIndex].deleteSQL), in: db)
+        statement.reset()
+        statement.bind(.integer(delete.primaryKey), at: 1)
+        try statement.execute()
+        result.changes.deleted.append(ChangeSet.Row(
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: delete.primaryKey),
+            entityIndex: delete.entityIndex, ordinals: [], values: [], version: 0))
+    }
+
+    private func versionConflicts(_ request: SaveRequest, in db: Database) throws -> [RowConflict] {
+        var expected: [Int: [Int64: Int64]] = [:]
+        for update in request.updates {
+            if let version = update.expectedVersion { expected[update.entityIndex, default: [:]][update.primaryKey] = version }
+        }
+        for delete in request.deletes {
+            if let version = delete.expectedVersion { expected[delete.entityIndex, default: [:]][delete.primaryKey] = version }
+        }
+        var conflicts: [RowConflict] = []
+        for (entityIndex, versions) in expected.sorted(by: { $0.key < $1.key }) {
+            let keys = versions.keys.sorted()
+            var found: [Int64: StoredRow] = [:]
+            // Chunked to stay far below SQLite's bound-variable limit.
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql = "SELECT \(layout.entities[entityIndex].selectList) FROM \(layout.entities[entityIndex].table) AS t0 WHERE t0.pk IN (\(placeholders))"
+                try readRows(sql: sql, arguments: chunk.map { .integer($0) }, entityIndex: entityIndex, in: db) { found[$0.primaryKey] = $0 }
+            }
+            for key in keys {
+                let stored = found[key]
+                if stored?.version != versions[key] {
+                    conflicts.append(RowConflict(entityIndex: entityIndex, primaryKey: key, stored: stored))
+                }
+            }
+        }
+        return conflicts
+    }
+
+    private func uniquenessViolations(
+        _ request: SaveRequest, deletesFirst: inout [Int: Set<Int64>], in db: Database
+    ) throws -> [UniquenessViolation] {
+        var violations: [UniquenessViolation] = []
+        var keysByEntity: [Int: [[Int]]] = [:]
+        func uniqueKeys(_ entityIndex: Int) -> [[Int]] {
+            if let keys = keysByEntity[entityIndex] { return keys }
+            let keys = schema.entities[entityIndex].uniqueKeyOrdinals
+            keysByEntity[entityIndex] = keys
+            return keys
+        }
+        // Rows this save deletes, or whose key columns it rewrites, do not count
+        // as holders here (the context checks the new keys among themselves).
+        // Deleted holders are deleted first; a key moved between two updated rows
+        // of one save is still rejected by SQLite's index.
+        var deleted: [Int: Set<Int64>] = [:]
+        for delete in request.deletes { deleted[delete.entityIndex, default: []].insert(delete.primaryKey) }
+        var rewritten: [Int: [Int64: Set<Int>]] = [:]
+        for update in request.updates { rewritten[update.entityIndex, default: [:]][update.primaryKey] = Set(update.columns) }
+        func leaves(_ entityIndex: Int, _ primaryKey: Int64, _ columns: [Int]) -> Bool {
+            if deleted[entityIndex]?.contains(primaryKey) == true { return true }
+            guard let changed = rewritten[entityIndex]?[primaryKey] else { return false }
+            return !changed.isDisjoint(with: columns)
+        }
+
+        func check(entityIndex: Int, columnValues: (Int) -> StoredValue?, changedColumns: Set<Int>?,
+                   temporaryKey: UInt64?, primaryKey: Int64?) throws {
+            let entity = schema.entities[entityIndex]
+            for key in uniqueKeys(entityIndex) {
+                let columns = key.map { entity.columnIndexByOrdinal[$0] }
+                if let changedColumns, changedColumns.isDisjoint(with: columns) { continue }
+                let values = columns.compactMap(columnValues)
+                // NULLs never collide in a unique index; pending foreign keys are new rows.
+                guard values.count == columns.count, !values.contains(where: \.isNull) else { continue }
+                let layoutEntity = layout.entities[entityIndex]
+                let condition = columns.map { "t0.\(layoutEntity.columns[$0]) = ?" }.joined(separator: " AND ")
+                let sql = "SELECT \(layoutEntity.selectList) FROM \(layoutEntity.table) AS t0 WHERE \(condition)"
+                var holder: StoredRow?
+                var released: Int64?
+                try readRows(sql: sql, arguments: values, entityIndex: entityIndex, in: db) { row in
+                    guard row.primaryKey != primaryKey else { return }
+                    if !leaves(entityIndex, row.primaryKey, columns) {
+                        holder = row
+                    } else if deleted[entityIndex]?.contains(row.primaryKey) == true {
+                        released = row.primaryKey
+                    }
+                }
+                if let released { deletesFirst[entityIndex, default: []].insert(released) }
+                if let holder {
+                    violations.append(UniquenessViolation(
+                        entityIndex: entityIndex, constraint: key, temporaryKey: temporaryKey,
+                        primaryKey: primaryKey, existing: holder))
+                }
+            }
+        }
+
+        for insert in request.inserts where !uniqueKeys(insert.entityIndex).isEmpty {
+            let pending = Set(insert.pendingReferences.map(\.column))
+            try check(entityIndex: insert.entityIndex,
+                      columnValues: { pending.contains($0) ? nil : insert.values[$0] },
+                      changedColumns: nil, temporaryKey: insert.temporaryKey, primaryKey: nil)
+        }
+        for update in request.updates where !uniqueKeys(update.entityIndex).isEmpty {
+            let pending = Set(update.pendingReferences.map(\.column))
+            let entity = schema.entities[update.entityIndex]
+            let touchesKey = uniqueKeys(update.entityIndex).contains { key in
+                key.contains { update.columns.contains(entity.columnIndexByOrdinal[$0]) }
+            }
+            guard touchesKey else { continue }
+            // Columns of a compound key that the update leaves alone keep their stored value.
+            var own: StoredRow?
+            try readRows(sql: layout.entities[update.entityIndex].selectByKeySQL, arguments: [.integer(update.primaryKey)],
+                         entityIndex: update.entityIndex, in: db) { own = $0 }
+            let ordinals = entity.columnOrdinals
+            try check(entityIndex: update.entityIndex,
+                      columnValues: { column in
+                          if pending.contains(column) { return nil }
+                          if let position = update.columns.firstIndex(of: column) { return update.values[position] }
+                          return own?.values[ordinals[column]]
+                      },
+                      changedColumns: Set(update.columns), temporaryKey: nil, primaryKey: update.primaryKey)
+        }
+        return violations
+    }
+
+    private func readRows(
+        sql: String, arguments: [StoredValue], entityIndex: Int, in db: Database, _ body: (StoredRow) -> Void
+    ) throws {
+        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+        statement.reset()
+        defer { statement.reset() }
+        statement.bind(arguments)
+        let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
+        while try statement.step() {
+            body(StoredRow(
+                primaryKey: cursor.primaryKey, version: cursor.version,
+                values: decodeValues(cursor, entityIndex: entityIndex)))
+        }
+    }
+}
