@@ -47,6 +47,8 @@ struct LockingScenario {
 
     /// The book as the store holds it now, read by a fresh context (nil when deleted).
     func stored() throws -> BookState? {
+        #expect(mine.objectGraphProblems().isEmpty)
+        #expect(theirs.objectGraphProblems().isEmpty)
         let id = self.id
         return try stack.container.perform { context throws in
             try context.fetch(FetchRequest<Book>()).first { $0.objectID == id }

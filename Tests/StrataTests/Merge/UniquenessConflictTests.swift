@@ -9,6 +9,8 @@ private func storedAuthors(_ container: PersistentContainer) throws -> [String: 
         for author in try context.fetch(FetchRequest<Author>()) {
             result[author.email] = (author.name, author.books.map(\.title).sorted())
         }
+        for book in try context.fetch(FetchRequest<Book>()) { _ = book.author }
+        #expect(context.objectGraphProblems().isEmpty)
         return result
     }
 }
