@@ -73,7 +73,8 @@ extension PersistentContainer {
         if persistentStoreCoordinator.isLoaded { return nil }
         do {
             let location: SQLiteStore.Location = description.isInMemory ? .inMemory : .file(description.url)
-            let store = try SQLiteStore(location: location, schema: schema, readOnly: description.isReadOnly)
+            let store = try SQLiteStore(
+                location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions)
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))
             Self.logger.debug("Loaded \(description)")

@@ -20,6 +20,9 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     public var isReadOnly: Bool = false
     /// Records persistent history with each save.
     public var historyTracking: Bool = false
+    /// With `historyTracking`: also records the old and new values of changed
+    /// attributes (beyond what Core Data records).
+    public var historyRecordsValueChanges: Bool = false
     /// Watches the store for commits by other processes.
     public var remoteChangeNotifications: Bool = false
     /// Migrates a store written with an older schema when loading.
@@ -38,6 +41,13 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
         var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
         description.isInMemory = true
         return description
+    }
+
+    /// The options the store itself acts on.
+    package var storeOptions: StoreOptions {
+        StoreOptions(
+            historyTracking: historyTracking, recordsValueChanges: historyRecordsValueChanges,
+            remoteChangeNotifications: remoteChangeNotifications)
     }
 
     public var description: String {

@@ -100,6 +100,7 @@ extension SQLiteStore {
         for delete in request.deletes where !check.deletesFirst(delete) {
             try deleteRow(delete, into: &result, in: db)
         }
+        try recordHistory(of: result.changes, in: db)
         return result
     }
 

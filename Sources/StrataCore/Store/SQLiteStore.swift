@@ -24,6 +24,8 @@ package final class SQLiteStore: Sendable {
     package let schema: Schema
     package let location: Location
     package let isReadOnly: Bool
+    /// Behaviour chosen by the store description (history, remote changes).
+    package let options: StoreOptions
     let writer: any DatabaseWriter
     let observers = StoreObservers()
     let layout: StoreLayout
@@ -33,10 +35,13 @@ package final class SQLiteStore: Sendable {
     ///
     /// A file that is not SQLite throws `.corruptStore`; a store with another schema
     /// throws `.incompatibleStore`. In both cases the file is not modified.
-    package init(location: Location, schema: Schema, readOnly: Bool = false) throws(StrataError) {
+    package init(
+        location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions()
+    ) throws(StrataError) {
         self.schema = schema
         self.location = location
         self.isReadOnly = readOnly
+        self.options = options
         let layout = StoreLayout(schema: schema)
         self.layout = layout
         do {
