@@ -54,9 +54,24 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
+        // Models shared by the tests and the writer process they start.
+        .target(
+            name: "StrataTestModels",
+            dependencies: ["Strata"],
+            path: "Tests/StrataTestModels",
+            swiftSettings: strictSettings),
+        // A second process that writes to a store, for cross-process tests.
+        .executableTarget(
+            name: "strata-test-writer",
+            dependencies: ["Strata", "StrataTestModels"],
+            path: "Tests/StrataTestWriter",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "Strata", "StrataTestModels", "strata-test-writer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataMacrosTests",

@@ -6,8 +6,11 @@ extension ManagedObjectContext {
     /// background contexts, so apps rarely need to.
     public func mergePendingChanges() {
         guard !inbox.isEmpty else { return }
-        for changes in inbox.drain() {
-            merge(changes)
+        for item in inbox.drain() {
+            switch item {
+            case .changes(let changes): merge(changes)
+            case .history(let transactions): merge(transactions)
+            }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Holds a container's loaded store and fans each committed change set out to
 /// the contexts that merge changes.
 ///
@@ -12,6 +14,7 @@ public final class PersistentStoreCoordinator: Sendable {
         var store: SQLiteStore?
         var relay: Relay?
         var inboxes: [WeakInbox] = []
+        var remoteSubscribers: [UUID: AsyncStream<RemoteChange>.Continuation] = [:]
     }
     private struct WeakInbox { weak var inbox: MergeInbox? }
     private let state = Locked(State())
@@ -37,6 +40,13 @@ public final class PersistentStoreCoordinator: Sendable {
             state.relay = relay
         }
         store.addObserver(relay)
+        if store.options.remoteChangeNotifications {
+            do {
+                try store.startWatchingRemoteChanges { [weak self] change in self?.deliverRemote(change) }
+            } catch {
+                SQLiteStore.logger.error("Remote change notifications are off: \(error)")
+            }
+        }
     }
 
     /// Closes the store's connections; later use throws `.storeNotLoaded`.
@@ -45,6 +55,7 @@ public final class PersistentStoreCoordinator: Sendable {
             defer { state.store = nil }
             return state.store
         }
+        store?.stopWatchingRemoteChanges()
         try store?.close()
     }
 
@@ -66,6 +77,28 @@ public final class PersistentStoreCoordinator: Sendable {
         }
     }
 
+    /// Publishes another writer's commit and hands its history to merging contexts.
+    private func deliverRemote(_ change: RemoteChange) {
+        let (inboxes, subscribers) = state.withLock { state in
+            (state.inboxes.compactMap(\.inbox), Array(state.remoteSubscribers.values))
+        }
+        if !change.transactions.isEmpty {
+            for inbox in inboxes { inbox.post(change.transactions) }
+        }
+        for subscriber in subscribers { subscriber.yield(change) }
+    }
+
+    /// A new stream of the store's remote changes.
+    package func remoteChanges() -> AsyncStream<RemoteChange> {
+        let (stream, continuation) = AsyncStream<RemoteChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let key = UUID()
+        state.withLock { $0.remoteSubscribers[key] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.remoteSubscribers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
     /// Forwards the store's commits; the coordinator keeps it alive.
     private final class Relay: StoreObserver {
         weak let coordinator: PersistentStoreCoordinator?
@@ -74,35 +107,4 @@ public final class PersistentStoreCoordinator: Sendable {
             coordinator?.deliver(changes)
         }
     }
-}
-
-/// Change sets waiting to be merged into one context, filled from any thread
-/// and drained by the context in its own isolation domain.
-package final class MergeInbox: Sendable {
-    package let owner: ObjectIdentifier
-    private let pending = Locked<[ChangeSet]>([])
-    private let wakeUp = Locked<(@Sendable () -> Void)?>(nil)
-
-    init(owner: ObjectIdentifier) {
-        self.owner = owner
-    }
-
-    /// Called after each post, to schedule a prompt drain in the owner's domain.
-    package func setWakeUp(_ action: (@Sendable () -> Void)?) {
-        wakeUp.withLock { $0 = action }
-    }
-
-    func post(_ changes: ChangeSet) {
-        pending.withLock { $0.append(changes) }
-        wakeUp.withLock { $0 }?()
-    }
-
-    func drain() -> [ChangeSet] {
-        pending.withLock { pending in
-            defer { pending = [] }
-            return pending
-        }
-    }
-
-    var isEmpty: Bool { pending.withLock { $0.isEmpty } }
 }

@@ -41,7 +41,7 @@ package enum JSONValueCoding {
 // MARK: - Initial values (from init accessors, before `self` exists)
 
 extension ModelBacking {
-    @inline(__always)
+    @inlinable @inline(__always)
     func storeInitial(_ value: StoredValue, at ordinal: Int) {
         if values.count <= ordinal {
             values.append(contentsOf: repeatElement(.null, count: ordinal - values.count + 1))
@@ -49,10 +49,12 @@ extension ModelBacking {
         values[ordinal] = value
     }
 
+    @inlinable
     public func setInitialValue<V: PersistentValue>(_ value: V, at ordinal: Int, as: V.Type) {
         storeInitial(value.storedValue, at: ordinal)
     }
 
+    @inlinable
     public func setInitialValue<V: PersistentValue>(_ value: V?, at ordinal: Int, as: V?.Type) {
         storeInitial(value?.storedValue ?? .null, at: ordinal)
     }
@@ -89,7 +91,7 @@ extension ModelBacking {
 // MARK: - Reading and writing attributes
 
 extension PersistentModel {
-    @inline(__always)
+    @inlinable @inline(__always)
     func storedValue(at ordinal: Int) -> StoredValue {
         let backing = persistentBacking
         backing.willAccess()
@@ -97,7 +99,7 @@ extension PersistentModel {
     }
 
     /// Writes a stored value, recording the change when it differs.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func setStoredValue(_ stored: StoredValue, at ordinal: Int) {
         let backing = persistentBacking
         backing.willAccess()
@@ -110,6 +112,7 @@ extension PersistentModel {
         backing.noteChange(at: ordinal, owner: self)
     }
 
+    @inlinable
     public func _$value<V: PersistentValue>(at ordinal: Int, as: V.Type) -> V {
         guard let value = V(storedValue: storedValue(at: ordinal)) else {
             persistentBacking.conversionFailure(at: ordinal, to: V.self)
@@ -117,10 +120,12 @@ extension PersistentModel {
         return value
     }
 
+    @inlinable
     public func _$setValue<V: PersistentValue>(_ newValue: V, at ordinal: Int, as: V.Type) {
         setStoredValue(newValue.storedValue, at: ordinal)
     }
 
+    @inlinable
     public func _$value<V: PersistentValue>(at ordinal: Int, as: V?.Type) -> V? {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
@@ -130,6 +135,7 @@ extension PersistentModel {
         return value
     }
 
+    @inlinable
     public func _$setValue<V: PersistentValue>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
         setStoredValue(newValue?.storedValue ?? .null, at: ordinal)
     }

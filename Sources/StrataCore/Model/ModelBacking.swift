@@ -61,9 +61,9 @@ public final class ModelBacking {
     package var objectID: ObjectID
     package weak var coordinator: (any ObjectGraphCoordinator)?
     package var state: ObjectState
-    package var isFault: Bool
+    @usableFromInline package var isFault: Bool
     /// Current values by ordinal (a to-one relationship holds its foreign key).
-    package var values: ContiguousArray<StoredValue>
+    @usableFromInline package var values: ContiguousArray<StoredValue>
     /// Values as last read from or written to the store.
     package var committed: ContiguousArray<StoredValue>
     /// The row version last read from or written to the store.
@@ -111,12 +111,12 @@ public final class ModelBacking {
     }
 
     /// Makes sure the values are loaded.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func willAccess() {
         if isFault { fireFault() }
     }
 
-    private func fireFault() {
+    @usableFromInline func fireFault() {
         guard let coordinator else {
             preconditionFailure("Strata: \(objectID) is a fault whose context no longer exists")
         }
@@ -167,7 +167,7 @@ public final class ModelBacking {
     }
 
     /// Records that a property changed, and tells the context the first time.
-    package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
+    @usableFromInline package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
         guard state == .registered else { return }
         let wasClean = changedOrdinals.isEmpty
         if forceChanged || ordinal >= committed.count || committed[ordinal] != values[ordinal] {
@@ -197,7 +197,7 @@ public final class ModelBacking {
         return ordinal < properties.count ? "\(modelType.entityName).\(properties[ordinal].name)" : "\(modelType.entityName)#\(ordinal)"
     }
 
-    package func conversionFailure(at ordinal: Int, to type: Any.Type) -> Never {
+    @usableFromInline package func conversionFailure(at ordinal: Int, to type: Any.Type) -> Never {
         preconditionFailure("Strata: the stored value of \(propertyName(at: ordinal)) cannot be read as \(type)")
     }
 }

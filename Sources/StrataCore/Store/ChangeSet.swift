@@ -92,6 +92,8 @@ public struct ChangeSet: Sendable {
     public var contextName: String?
     /// A token unique to the context that saved, so it can skip its own changes.
     package var originToken: ObjectIdentifier?
+    /// The history transaction the save recorded; nil when history tracking is off.
+    public var historyToken: HistoryToken?
 
     package init(storeIdentifier: String) {
         self.storeIdentifier = storeIdentifier

@@ -1,4 +1,5 @@
 import GRDB
+import Synchronization
 
 extension SQLiteStore {
     /// Writes a context's changes as one transaction: all or nothing.
@@ -18,18 +19,25 @@ extension SQLiteStore {
         } catch {
             throw Self.translate(error)
         }
-        if !result.changes.isEmpty {
-            for observer in observers.current() {
-                observer.store(self, didCommit: result.changes)
-            }
-        }
+        didCommit(result.changes)
         return result
+    }
+
+    /// Counts a commit of this store instance and tells its observers.
+    package func didCommit(_ changes: ChangeSet) {
+        ownCommitCount.add(1, ordering: .relaxed)
+        guard !changes.isEmpty else { return }
+        for observer in observers.current() {
+            observer.store(self, didCommit: changes)
+        }
     }
 
     private func write(_ request: SaveRequest, origin: ObjectIdentifier?, in db: Database) throws -> SaveResult {
         // Checked in the write transaction, so no other save can slip in between.
         let check = try checkBeforeWriting(request, in: db)
         if !check.conflicts.isEmpty { throw ConflictAbort(conflicts: check.conflicts) }
+        // Tombstones and old values must be read before any row changes.
+        let previous = try capturePreviousValues(for: request, in: db)
         var changes = ChangeSet(storeIdentifier: identifier)
         changes.author = request.author
         changes.contextName = request.contextName
@@ -100,12 +108,12 @@ extension SQLiteStore {
         for delete in request.deletes where !check.deletesFirst(delete) {
             try deleteRow(delete, into: &result, in: db)
         }
-        try recordHistory(of: result.changes, in: db)
+        result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
         return result
     }
 
-    /// Takes a block of primary keys per entity from the sequence table.
-    private func reservePrimaryKeys(for inserts: [RowInsert], in db: Database) throws -> [UInt64: Int64] {
+    /// Takes a block of primary keys per entity from the sequence table (saves and batch inserts).
+    func reservePrimaryKeys(for inserts: [RowInsert], in db: Database) throws -> [UInt64: Int64] {
         guard !inserts.isEmpty else { return [:] }
         var counts: [Int: Int64] = [:]
         for insert in inserts { counts[insert.entityIndex, default: 0] += 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import Logging
 
@@ -26,6 +27,13 @@ package final class SQLiteStore: Sendable {
     package let isReadOnly: Bool
     /// Behaviour chosen by the store description (history, remote changes).
     package let options: StoreOptions
+    /// Identifies this loaded instance in the history it records, so a
+    /// container can tell its own transactions from other processes'.
+    package let originIdentifier = UUID()
+    /// Commits this store instance made, to tell its own from other writers'.
+    let ownCommitCount = Atomic<Int>(0)
+    /// The watch for other writers' commits, when remote change notifications are on.
+    let remoteState = Locked(RemoteChangeState())
     let writer: any DatabaseWriter
     let observers = StoreObservers()
     let layout: StoreLayout
@@ -67,6 +75,7 @@ package final class SQLiteStore: Sendable {
                     identifier = try pool.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
                 }
             }
+            try prepareHistoryTables()
         } catch let error as StrataError {
             throw error
         } catch {

@@ -124,3 +124,54 @@ struct MergeTests {
         #expect(year == 2)
     }
 }
+
+@Suite("Durability of merged changes")
+struct DurabilityTests {
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func aFailedSaveShowsNothingAnywhere(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let view = stack.container.viewContext
+        let author = Author(email: "taken@example.com", name: "Original")
+        view.insert(author)
+        try view.save()
+        var merges = 0
+        let observation = view.onMerge { _ in merges += 1 }
+        let authorID = author.objectID
+
+        let failed = await #expect(throws: StrataError.self) {
+            try await stack.container.performBackgroundTask { context in
+                let copy = try context.existingObject(with: authorID, as: Author.self)
+                copy.name = "Renamed"
+                context.insert(Author(email: "taken@example.com", name: "Duplicate"))
+                try context.save()
+            }
+        }
+        #expect(failed?.code == .uniquenessConflict)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(merges == 0)
+        #expect(author.name == "Original")
+        #expect(try view.count(for: FetchRequest<Author>()) == 1)
+        withExtendedLifetime(observation) {}
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    @MainActor
+    func theViewContextSeesASaveOnlyAfterItCommitted(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let view = stack.container.viewContext
+        var countsSeenAtMerge: [Int] = []
+        let observation = view.onMerge { _ in
+            // Read through a separate context: the store already holds what was merged.
+            let stored = (try? stack.container.perform { try $0.count(for: FetchRequest<Book>()) }) ?? -1
+            countsSeenAtMerge.append(stored)
+        }
+        try await stack.container.performBackgroundTask { context in
+            for index in 0..<10 { context.insert(Book(title: "B\(index)", year: index)) }
+            try context.save()
+        }
+        #expect(await eventually { countsSeenAtMerge.count == 1 })
+        #expect(countsSeenAtMerge == [10])
+        withExtendedLifetime(observation) {}
+    }
+}

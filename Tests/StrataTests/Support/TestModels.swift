@@ -1,28 +1,5 @@
-import Strata
-
-@Model final class Author {
-    @Attribute(.unique) var email: String
-    var name: String
-    @Relationship(deleteRule: .cascade, inverse: \Book.author) var books: [Book] = []
-
-    init(email: String, name: String) {
-        self.email = email
-        self.name = name
-    }
-}
-
-@Model final class Book {
-    var title: String
-    var year: Int
-    var rating: Double?
-    var author: Author?
-
-    init(title: String, year: Int, rating: Double? = nil) {
-        self.title = title
-        self.year = year
-        self.rating = rating
-    }
-}
+@_exported import Strata
+@_exported import StrataTestModels
 
 enum Genre: String, Codable, Sendable {
     case fiction, poetry, essay
@@ -129,4 +106,3 @@ final class Note: PersistentModel {
     }
 }
 
-let librarySchema = Schema(Author.self, Book.self)

@@ -1,0 +1,68 @@
+/// The benchmark cases, named as `--case` accepts them.
+enum BenchCase: String, CaseIterable, Sendable {
+    case insert = "insert"
+    case fetchAll = "fetch-all"
+    case query = "query"
+    case updateAll = "update-all"
+    case deleteAll = "delete-all"
+    case singleSave = "single-save"
+    case backgroundSave = "background-save"
+    case memoryFetch = "memory-fetch"
+    case memoryImport = "memory-import"
+    case growth = "growth"
+
+    /// The case number.
+    var number: Int {
+        switch self {
+        case .insert: 1
+        case .fetchAll: 2
+        case .query: 3
+        case .updateAll: 4
+        case .deleteAll: 5
+        case .singleSave: 6
+        case .backgroundSave: 7
+        case .memoryFetch, .memoryImport: 8
+        case .growth: 9
+        }
+    }
+
+    var isMemory: Bool { self == .memoryFetch || self == .memoryImport }
+}
+
+/// What one run measures: the sizes and counts behind the cases.
+struct Workload: Sendable {
+    var rows = 100_000
+    var runs = 5
+    var queryExecutions = 100
+    var queryLimit = 100
+    var singleSaves = 1_000
+    var backgroundObjects = 10_000
+    var memoryRows = 1_000_000
+    var memoryUnit = 10_000
+    var batchSize = 1_000
+    var growthRows = [10_000, 100_000, 1_000_000]
+    /// Fluent joins the growth and memory cases only up to this many rows
+    /// (it is 10–100× slower than the others there and would dominate the run).
+    var fluentMaxRows = 100_000
+    /// Runs at sizes above `rows` (the 1,000,000-row growth point).
+    var largeRuns = 3
+    /// Fluent's timed runs, without a warm-up: it is slow enough that one run
+    /// dwarfs the noise, and more would double the length of the whole suite.
+    var fluentRuns = 1
+}
+
+/// One line of the report: a case (or a sub-measure of one) for one library.
+struct Measurement: Sendable {
+    enum Unit: String, Sendable {
+        case milliseconds = "ms", mebibytes = "MiB"
+    }
+
+    var caseName: String
+    var number: Int
+    var library: String
+    var value: Double
+    var unit: Unit = .milliseconds
+    /// Every run's value, for the record.
+    var samples: [Double] = []
+    var note: String = ""
+}

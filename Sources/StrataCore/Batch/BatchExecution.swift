@@ -1,0 +1,177 @@
+import Foundation
+
+/// A batch request turned into store calls.
+protocol BatchOperation {
+    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult
+}
+
+extension BatchOperation {
+    func values<Model: PersistentModel>(
+        for model: Model.Type, store: SQLiteStore, schema: Schema
+    ) throws(StrataError) -> BatchValues {
+        BatchValues(entity: try schema.entity(for: model), schema: schema, storeIdentifier: store.identifier)
+    }
+}
+
+extension BatchInsertRequest: BatchOperation {
+    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+        let values = try values(for: Model.self, store: store, schema: schema)
+        let rows = try rows(values)
+        let write = try store.batchInsert(entityIndex: values.entity.index, rows: rows, transaction: transaction)
+        return BatchResult(resultType: resultType, entityName: values.entity.name, write: write)
+    }
+}
+
+extension BatchUpdateRequest: BatchOperation {
+    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+        let values = try values(for: Model.self, store: store, schema: schema)
+        let entity = values.entity
+        if invalidKeyPath {
+            throw StrataError(
+                .validation, "A key path of \(entity.name) does not name a persistent attribute; nothing was written",
+                entityName: entity.name)
+        }
+        var ordinals: [Int] = []
+        var stored: [StoredValue] = []
+        // Sorted by name, so the same request always produces the same SQL (one cached statement).
+        for (name, value) in propertiesToUpdate.sorted(by: { $0.key < $1.key }) {
+            let ordinal = try values.ordinal(named: name, allowsRelationships: false)
+            ordinals.append(ordinal)
+            stored.append(try values.storedValue(value, ordinal: ordinal))
+        }
+        guard !ordinals.isEmpty else {
+            throw StrataError(
+                .validation, "A batch update of \(entity.name) sets no properties; nothing was written",
+                entityName: entity.name)
+        }
+        let condition = try predicate.map { predicate throws(StrataError) in
+            try PredicateCompiler(schema: schema, entity: entity).compile(predicate)
+        }
+        let write = try store.batchUpdate(
+            entityIndex: entity.index, whereSQL: condition?.sql, arguments: condition?.arguments ?? [],
+            ordinals: ordinals, values: stored, transaction: transaction)
+        return BatchResult(resultType: resultType, entityName: entity.name, write: write)
+    }
+}
+
+extension BatchDeleteRequest: BatchOperation {
+    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+        let entity = try schema.entity(for: Model.self)
+        let selection: BatchDeleteSelection
+        switch self.selection {
+        case .predicate(let predicate):
+            let condition = try predicate.map { predicate throws(StrataError) in
+                try PredicateCompiler(schema: schema, entity: entity).compile(predicate)
+            }
+            selection = .matching(whereSQL: condition?.sql, arguments: condition?.arguments ?? [])
+        case .objectIDs(let ids):
+            selection = .keys(try ids.map { id throws(StrataError) in
+                guard id.entityName == entity.name, let key = id.primaryKey, id.storeIdentifier == store.identifier else {
+                    throw StrataError(
+                        .validation,
+                        "A batch delete of \(entity.name) was given \(id), which is not a saved \(entity.name) of this store; nothing was deleted",
+                        entityName: entity.name, objectIDs: [id])
+                }
+                return key
+            })
+        }
+        let write = try store.batchDelete(entityIndex: entity.index, selection: selection, transaction: transaction)
+        return BatchResult(resultType: resultType, entityName: entity.name, write: write)
+    }
+}
+
+extension PersistentContainer {
+    /// Inserts rows straight into the store in one transaction (see ``BatchInsertRequest``).
+    ///
+    /// Contexts that merge automatically — `viewContext` included — take in the
+    /// new rows promptly; others can call `context.merge(result.changes)`.
+    ///
+    /// ```swift
+    /// let result = try container.execute(BatchInsertRequest<Book>(objects: [["title": "Dune", "year": 1965]]))
+    /// ```
+    /// - Parameter author: recorded as the transaction's author in history.
+    @discardableResult
+    public func execute<Model>(_ request: BatchInsertRequest<Model>, author: String? = nil) throws -> BatchResult {
+        try executeBatch(request, author: author)
+    }
+
+    /// Updates matching rows in the store in one transaction (see ``BatchUpdateRequest``).
+    ///
+    /// ```swift
+    /// var request = BatchUpdateRequest<Book>(predicate: #Predicate { $0.year < 1900 })
+    /// request.set(\.rating, to: 5.0)
+    /// try container.execute(request)
+    /// ```
+    @discardableResult
+    public func execute<Model>(_ request: BatchUpdateRequest<Model>, author: String? = nil) throws -> BatchResult {
+        try executeBatch(request, author: author)
+    }
+
+    /// Deletes rows in the store in one transaction, applying the delete rules
+    /// its foreign keys carry (see ``BatchDeleteRequest``).
+    ///
+    /// ```swift
+    /// let result = try container.execute(BatchDeleteRequest<Author>(objectIDs: [id]))
+    /// result.deletedObjectIDs   // the author and the books its rule cascaded to
+    /// ```
+    @discardableResult
+    public func execute<Model>(_ request: BatchDeleteRequest<Model>, author: String? = nil) throws -> BatchResult {
+        try executeBatch(request, author: author)
+    }
+
+    private func executeBatch(_ operation: some BatchOperation, author: String?) throws -> BatchResult {
+        do {
+            let store = try persistentStoreCoordinator.loadedStore()
+            return try operation.write(to: store, schema: schema, transaction: BatchTransaction(author: author))
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+}
+
+extension ManagedObjectContext {
+    /// Runs a batch insert against the store and merges the result into this
+    /// context (unlike Core Data, which leaves that to the app).
+    ///
+    /// The transaction is recorded with this context's ``transactionAuthor`` and ``name``.
+    ///
+    /// ```swift
+    /// try context.execute(BatchInsertRequest<Book>(objects: [["title": "Dune", "year": 1965]]))
+    /// ```
+    @discardableResult
+    public func execute<Model>(_ request: BatchInsertRequest<Model>) throws -> BatchResult {
+        try executeBatch(request)
+    }
+
+    /// Runs a batch update against the store and merges the result into this
+    /// context: registered objects show the new values (properties with unsaved
+    /// local changes keep them) and their new versions.
+    @discardableResult
+    public func execute<Model>(_ request: BatchUpdateRequest<Model>) throws -> BatchResult {
+        try executeBatch(request)
+    }
+
+    /// Runs a batch delete against the store and merges the result into this
+    /// context: deleted objects (cascades included) leave it, and cleared
+    /// relationships read `nil`.
+    @discardableResult
+    public func execute<Model>(_ request: BatchDeleteRequest<Model>) throws -> BatchResult {
+        try executeBatch(request)
+    }
+
+    private func executeBatch(_ operation: some BatchOperation) throws -> BatchResult {
+        mergePendingChanges()
+        do {
+            let store = try coordinator.loadedStore()
+            let transaction = BatchTransaction(
+                author: transactionAuthor, contextName: name, origin: ObjectIdentifier(originMarker))
+            let result = try operation.write(to: store, schema: schema, transaction: transaction)
+            merge(result.changes)
+            return result
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,150 @@
+/// Turns the Swift values of batch requests into checked ``StoredValue``s for
+/// one entity: names must be attributes or to-one relationships, values must
+/// convert the way the model stores them, and required attributes must be given.
+///
+/// Error messages name the entity and property, never the values.
+struct BatchValues {
+    let entity: EntityDescription
+    let schema: Schema
+    let storeIdentifier: String
+
+    init(entity: EntityDescription, schema: Schema, storeIdentifier: String) {
+        self.entity = entity
+        self.schema = schema
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// The ordinal of a property a batch insert may set.
+    func ordinal(named name: String, allowsRelationships: Bool = true) throws(StrataError) -> Int {
+        guard let ordinal = entity.ordinalByName[name] else {
+            throw StrataError(
+                .validation, "\(entity.name) has no persistent property named \(name); nothing was written",
+                entityName: entity.name, propertyName: name)
+        }
+        if let relationship = entity.relationship(at: ordinal) {
+            guard allowsRelationships, !relationship.isToMany else {
+                let kind = relationship.isToMany ? "a to-many relationship" : "a relationship"
+                let allowed = allowsRelationships ? "attributes and to-one relationships" : "attributes only"
+                throw StrataError(
+                    .validation,
+                    "\(entity.name).\(name) is \(kind); this batch operation sets \(allowed); nothing was written",
+                    entityName: entity.name, propertyName: name)
+            }
+        }
+        return ordinal
+    }
+
+    /// The ordinal of a property named by a key path of the model.
+    func ordinal(for keyPath: AnyKeyPath) throws(StrataError) -> Int {
+        guard let ordinal = entity.ordinal(for: keyPath) else {
+            throw StrataError(
+                .validation, "A key path of \(entity.name) does not name a persistent property; nothing was written",
+                entityName: entity.name)
+        }
+        return try self.ordinal(named: entity.properties[ordinal].name)
+    }
+
+    /// One property's value as stored, checked against the schema.
+    func storedValue(_ value: Any, ordinal: Int) throws(StrataError) -> StoredValue {
+        switch entity.properties[ordinal] {
+        case .attribute(let attribute):
+            let stored: StoredValue
+            do {
+                stored = try StrataCore.storedValue(forPredicateValue: value)
+            } catch {
+                throw failure(attribute.name, "a value of type \(type(of: value)) cannot be stored", underlying: error)
+            }
+            if stored.isNull {
+                guard attribute.isOptional else { throw failure(attribute.name, "a value is required, not nil") }
+                return .null
+            }
+            guard let conformed = Self.conform(stored, to: attribute.type) else {
+                throw failure(attribute.name, "a value of type \(type(of: value)) does not fit a \(attribute.type) attribute")
+            }
+            return conformed
+        case .relationship(let relationship):
+            return try foreignKey(value, relationship: relationship, ordinal: ordinal)
+        }
+    }
+
+    /// A to-one relationship's value: an ``ObjectID`` or a saved model object of
+    /// the destination entity in this store, or nil.
+    private func foreignKey(
+        _ value: Any, relationship: RelationshipDescription, ordinal: Int
+    ) throws(StrataError) -> StoredValue {
+        var value = value
+        while let optional = value as? any PredicateOptionalValue {
+            guard let wrapped = optional.predicateWrappedValue else { return .null }
+            value = wrapped
+        }
+        let id: ObjectID
+        if let objectID = value as? ObjectID {
+            id = objectID
+        } else if let model = value as? any PersistentModel {
+            id = model.objectID
+        } else {
+            throw failure(relationship.name, "expects an ObjectID or a saved \(relationship.destinationEntityName)")
+        }
+        let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+        guard id.entityName == destination.name else {
+            throw failure(relationship.name, "expects a \(destination.name), not a \(id.entityName)", objectIDs: [id])
+        }
+        guard let key = id.primaryKey, id.storeIdentifier == storeIdentifier else {
+            throw failure(relationship.name, "refers to an object that is not saved in this store", objectIDs: [id])
+        }
+        return .integer(key)
+    }
+
+    /// A full row in column order from values by ordinal (nil: not given).
+    /// Missing optional properties are NULL; missing required attributes throw.
+    func row<Values: Collection<Any?>>(_ values: Values) throws(StrataError) -> [StoredValue] where Values.Index == Int {
+        var row: [StoredValue] = []
+        row.reserveCapacity(entity.columnOrdinals.count)
+        for ordinal in entity.columnOrdinals {
+            if let value = values[values.startIndex + ordinal] {
+                row.append(try storedValue(value, ordinal: ordinal))
+            } else if let attribute = entity.attribute(at: ordinal), !attribute.isOptional {
+                throw failure(attribute.name, "a value is required but none was given")
+            } else {
+                row.append(.null)
+            }
+        }
+        return row
+    }
+
+    /// The value in the storage class of the attribute's column, or nil when it does not fit.
+    static func conform(_ value: StoredValue, to type: AttributeType) -> StoredValue? {
+        switch (type.columnType, value) {
+        case ("INTEGER", .integer(let integer)):
+            guard let range = integerRange(type) else { return value }
+            return range.contains(integer) ? value : nil
+        case ("REAL", .real), ("TEXT", .text), ("BLOB", .blob):
+            return value
+        case ("REAL", .integer(let integer)):
+            return .real(Double(integer))
+        default:
+            return nil
+        }
+    }
+
+    private static func integerRange(_ type: AttributeType) -> ClosedRange<Int64>? {
+        switch type {
+        case .bool: 0...1
+        case .int8: Int64(Int8.min)...Int64(Int8.max)
+        case .int16: Int64(Int16.min)...Int64(Int16.max)
+        case .int32: Int64(Int32.min)...Int64(Int32.max)
+        case .uint8: 0...Int64(UInt8.max)
+        case .uint16: 0...Int64(UInt16.max)
+        case .uint32: 0...Int64(UInt32.max)
+        default: nil
+        }
+    }
+
+    private func failure(
+        _ property: String, _ problem: String, underlying: (any Error & Sendable)? = nil, objectIDs: [ObjectID] = []
+    ) -> StrataError {
+        StrataError(
+            .validation, "\(entity.name).\(property): \(problem); nothing was written",
+            entityName: entity.name, propertyName: property, objectIDs: objectIDs, underlyingError: underlying)
+    }
+}

@@ -1,0 +1,34 @@
+/// A position in a store's persistent history: the transaction a save recorded.
+///
+/// Tokens are `Codable`, so an app can keep the last one it processed (in user
+/// defaults, a file, or the store itself) and later ask only for what came after it.
+/// They are ordered by transaction number within one store; a token is only
+/// meaningful for the store that issued it.
+///
+/// ```swift
+/// let transactions = try container.fetchHistory(after: lastToken)
+/// if let newest = transactions.last?.token {
+///     let data = try JSONEncoder().encode(newest)
+///     UserDefaults.standard.set(data, forKey: "historyToken")
+/// }
+/// ```
+public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The identifier of the store whose history this token points into.
+    public let storeIdentifier: String
+    /// The transaction's number; numbers only grow, and are never reused after pruning.
+    public let transactionNumber: Int64
+
+    package init(storeIdentifier: String, transactionNumber: Int64) {
+        self.storeIdentifier = storeIdentifier
+        self.transactionNumber = transactionNumber
+    }
+
+    /// Orders tokens of one store by transaction number. Tokens of different
+    /// stores get an arbitrary but stable order (by store identifier).
+    public static func < (lhs: HistoryToken, rhs: HistoryToken) -> Bool {
+        if lhs.storeIdentifier != rhs.storeIdentifier { return lhs.storeIdentifier < rhs.storeIdentifier }
+        return lhs.transactionNumber < rhs.transactionNumber
+    }
+
+    public var description: String { "HistoryToken(\(transactionNumber) in \(storeIdentifier))" }
+}

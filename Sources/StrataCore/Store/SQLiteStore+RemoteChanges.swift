@@ -1,0 +1,79 @@
+import Foundation
+import GRDB
+
+/// A commit to a store that this store instance did not make: another process,
+/// or another container on the same file.
+///
+/// ```swift
+/// for await change in container.remoteChanges {
+///     print("new history up to", change.historyToken as Any)
+/// }
+/// ```
+public struct RemoteChange: Sendable {
+    /// The store that changed.
+    public var storeIdentifier: String
+    /// The store's latest history token when the change was noticed; nil when
+    /// the store does not track history.
+    public var historyToken: HistoryToken?
+    /// The transactions other writers committed since the last event (empty
+    /// without history tracking).
+    public var transactions: [HistoryTransaction]
+}
+
+/// What a store's remote-change watch remembers between polls.
+struct RemoteChangeState: Sendable {
+    var monitor: DataVersionMonitor?
+    var lastToken: HistoryToken?
+    var ownCommitsAtLastPoll: Int = 0
+}
+
+extension SQLiteStore {
+    /// Starts watching the file for other writers' commits; `handler` runs on a
+    /// background thread for each one noticed.
+    package func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
+        guard case .file(let url) = location else { return }
+        let startToken = options.historyTracking ? (try? currentHistoryToken()) ?? nil : nil
+        do {
+            let monitor = try DataVersionMonitor(path: url.path) { [weak self] in
+                self?.noticeFileChange(handler)
+            }
+            remoteState.withLock { state in
+                state.monitor = monitor
+                state.lastToken = startToken
+                state.ownCommitsAtLastPoll = ownCommitCount.load(ordering: .relaxed)
+            }
+            monitor.start()
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
+    package func stopWatchingRemoteChanges() {
+        let monitor = remoteState.withLock { state in
+            defer { state.monitor = nil }
+            return state.monitor
+        }
+        monitor?.stop()
+    }
+
+    /// Works out whether a change of the file came from another writer.
+    private func noticeFileChange(_ handler: @Sendable (RemoteChange) -> Void) {
+        let ownCommits = ownCommitCount.load(ordering: .relaxed)
+        guard options.historyTracking else {
+            // Without history only commits made while this store made none can be
+            // told apart; they are reported without details.
+            let quiet = remoteState.withLock { state in
+                defer { state.ownCommitsAtLastPoll = ownCommits }
+                return state.ownCommitsAtLastPoll == ownCommits
+            }
+            if quiet { handler(RemoteChange(storeIdentifier: identifier, historyToken: nil, transactions: [])) }
+            return
+        }
+        let since = remoteState.withLock { $0.lastToken }
+        guard let transactions = try? fetchHistory(HistoryRequest(after: since)), let last = transactions.last else { return }
+        remoteState.withLock { $0.lastToken = last.token }
+        let remote = transactions.filter { $0.origin != originIdentifier }
+        guard !remote.isEmpty else { return }
+        handler(RemoteChange(storeIdentifier: identifier, historyToken: last.token, transactions: remote))
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+import Strata
+import StrataTestModels
+
+// Usage: strata-test-writer <store path> <book primary key> <new title> [history]
+// Opens the store in this separate process, renames one book, inserts another,
+// saves once, and prints the wall-clock time of the commit.
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4, let key = Int64(arguments[2]) else {
+    FileHandle.standardError.write(Data("usage: strata-test-writer <store> <book pk> <title> [history]\n".utf8))
+    exit(2)
+}
+let container = try PersistentContainer(name: "Writer", schema: librarySchema)
+var description = StoreDescription(url: URL(fileURLWithPath: arguments[1]))
+description.historyTracking = arguments.count > 4 && arguments[4] == "history"
+container.storeDescriptions = [description]
+try await container.loadPersistentStores()
+try container.perform { context in
+    context.transactionAuthor = "writer-process"
+    let books = try context.fetch(FetchRequest<Book>())
+    guard let book = books.first(where: { $0.objectID.primaryKey == key }) else {
+        throw StrataError(.objectNotFound, "no book with key \(key)")
+    }
+    book.title = arguments[3]
+    context.insert(Book(title: "Written by another process", year: 2026))
+}
+print(Date().timeIntervalSince1970)

@@ -1,0 +1,99 @@
+import Foundation
+import Strata
+import Testing
+
+/// The writer executable built beside the test bundle.
+private func writerURL() throws -> URL {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata-test-writer") }
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw StrataError(.objectNotFound, "strata-test-writer was not built next to the tests (run swift build first)")
+    }
+    return found
+}
+
+/// Runs the writer process against a store file and waits for it to exit.
+private func runWriter(store: URL, bookKey: Int64, title: String, history: Bool) throws {
+    let process = Process()
+    process.executableURL = try writerURL()
+    process.arguments = [store.path, String(bookKey), title] + (history ? ["history"] : [])
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "the writer process failed")
+}
+
+/// A file store with history and remote change notifications on.
+private func watchedContainer(_ url: URL, name: String = "Watched") async throws -> PersistentContainer {
+    let container = try PersistentContainer(name: name, schema: librarySchema)
+    var description = StoreDescription(url: url)
+    description.historyTracking = true
+    description.remoteChangeNotifications = true
+    container.storeDescriptions = [description]
+    try await container.loadPersistentStores()
+    return container
+}
+
+@Suite("Remote changes")
+struct RemoteChangeTests {
+    @Test @MainActor
+    func anotherProcessesCommitReachesTheViewContextWithoutACall() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Shared.sqlite")
+        let container = try await watchedContainer(url)
+        let view = container.viewContext
+        let book = Book(title: "Before", year: 2000)
+        view.insert(book)
+        try view.save()
+        let author = Author(email: "a@example.com", name: "A")
+        view.insert(author)
+        try view.save()
+        #expect(try view.count(for: FetchRequest<Book>()) == 1)
+
+        let started = ContinuousClock.now
+        try runWriter(store: url, bookKey: book.objectID.primaryKey!, title: "After", history: true)
+        let written = ContinuousClock.now
+        #expect(await eventually { book.title == "After" })
+        let seen = ContinuousClock.now
+        #expect(try view.count(for: FetchRequest<Book>()) == 2)
+        #expect(view.objectGraphProblems().isEmpty)
+        print("remote change seen \(seen - written) after the writer exited (\(written - started) to run it)")
+    }
+
+    @Test
+    func remoteChangeEventsCarryTheLatestHistoryToken() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Events.sqlite")
+        let watcher = try await watchedContainer(url)
+        let other = try await watchedContainer(url, name: "Other")
+        let events = Task {
+            var iterator = watcher.remoteChanges.makeAsyncIterator()
+            return await iterator.next()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        try other.perform { context in
+            context.transactionAuthor = "other container"
+            context.insert(Book(title: "From the other container", year: 1))
+        }
+        let event = try #require(await events.value)
+        let latest = try watcher.fetchHistory(after: nil).last?.token
+        #expect(event.historyToken == latest)
+        #expect(event.transactions.map(\.author) == ["other container"])
+    }
+
+    @Test
+    func aContainersOwnSavesAreNotReportedAsRemote() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Own.sqlite")
+        let container = try await watchedContainer(url)
+        let events = Task {
+            var iterator = container.remoteChanges.makeAsyncIterator()
+            return await iterator.next()
+        }
+        try container.perform { context in context.insert(Book(title: "Mine", year: 1)) }
+        try await Task.sleep(for: .milliseconds(300))
+        events.cancel()
+        #expect(await events.value == nil)
+    }
+}
