@@ -105,6 +105,7 @@ extension ManagedObjectContext {
     /// order) is the holder; each later one is a clash.
     func contextUniquenessClashes(of pending: PendingSave) -> [SaveClash] {
         var clashes: [SaveClash] = []
+        guard schema.entities.contains(where: { !$0.uniqueKeyOrdinals.isEmpty }) else { return clashes }
         struct KeySlot: Hashable { var entity: Int; var constraint: Int }
         var holders: [KeySlot: [[StoredValue]: any PersistentModel]] = [:]
         var keysByEntity: [Int: [[Int]]] = [:]

@@ -88,47 +88,103 @@ extension ManagedObjectContext {
     }
 
     /// Runs a query and turns rows into registered objects (or batched faults).
+    ///
+    /// The per-row work is non-generic (``loadObjects(into:query:limited:batchSize:entity:store:)``);
+    /// the typed array is made once at the end by moving the references in.
     private func load<T: PersistentModel>(
         query: SelectQuery, limited: Bool, batchSize: Int, entity: EntityDescription, store: SQLiteStore
     ) throws -> [T] {
-        var objects: [T] = []
+        // Every object registered for an entity is made by its model type
+        // (`entity.modelType == T.self`, from `schema.entity(for: T.self)`).
+        precondition(entity.modelType == T.self, "Strata: \(T.self) is not the model type of \(entity.name)")
+        var buffer = ObjectBuffer()
+        defer { buffer.release() }
+        try loadObjects(into: &buffer, query: query, limited: limited, batchSize: batchSize, entity: entity, store: store)
+        return buffer.moveOut(as: T.self)
+    }
+
+    private func loadObjects(
+        into objects: inout ObjectBuffer, query: SelectQuery, limited: Bool, batchSize: Int,
+        entity: EntityDescription, store: SQLiteStore
+    ) throws {
+        let entityIndex = entity.index
         if batchSize > 0 {
             let keys = try store.fetchIntegers(sql: query.keysSQL(limited: limited), arguments: query.arguments(limited: limited))
-            objects.reserveCapacity(keys.count)
+            objects.reserve(keys.count)
+            registry[entityIndex].reserveCapacity(registry[entityIndex].count + keys.count)
             let batches = FaultBatch.make(keys: keys, size: batchSize)
             for (offset, pk) in keys.enumerated() {
                 let object = registerRow(entity: entity, primaryKey: pk, values: nil, version: 0)
                 if object.persistentBacking.isFault {
                     object.persistentBacking.faultBatch = batches[offset / batchSize]
                 }
-                objects.append(object as! T)
+                objects.append(object)
             }
-            return objects
+            return
         }
-        let entityIndex = entity.index
+        if limited, let limit = query.limit, limit >= 0 {
+            objects.reserve(min(limit, 4096))
+        }
+        let token = contextToken
+        let entityName = entity.name
         let storeIdentifier = store.identifier
-        try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
-                            arguments: query.arguments(limited: limited)) { row in
-            let pk = row.primaryKey
-            // One lookup per row: a hit reuses the registered object (filling it
-            // if it is a fault); a miss creates and registers the object.
-            if let existing = registry[entityIndex][pk] {
-                if existing.persistentBacking.isFault {
-                    existing.persistentBacking.load(values: store.decodeValues(row, entityIndex: entityIndex), version: row.version)
-                    existing.awakeFromFetch()
+        let modelType = entity.modelType
+        let plan = store.decodePlan(entityIndex: entityIndex)
+        // Positions of objects that were registered and loaded already: every
+        // other object gets `awakeFromFetch()` once the read is over.
+        var alreadyLoaded = ContiguousArray<Int>()
+        // Keys and positions of the objects this fetch creates: registered after
+        // the read with one reservation (a query returns each key at most once),
+        // so the map never rehashes while growing, and a context with none of the
+        // entity's objects yet skips the lookup (one hash per row, the insertion).
+        var newKeys = ContiguousArray<Int64>()
+        var newPositions = ContiguousArray<Int>()
+        do {
+            // The entity's map is taken out of `registry` while the rows are read
+            // (lookups on a local, uniquely referenced dictionary) and put back,
+            // with the new objects, before any lifecycle hook runs.
+            var registered = registry[entityIndex]
+            registry[entityIndex] = [:]
+            defer { registry[entityIndex] = registered }
+            let lookUp = !registered.isEmpty
+            try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
+                                arguments: query.arguments(limited: limited)) { row in
+                let pk = row.primaryKey
+                if lookUp, let existing = registered[pk] {
+                    let backing = existing.persistentBacking
+                    if backing.isFault {
+                        backing.load(values: row.decodeValues(plan), version: row.version)
+                    } else {
+                        alreadyLoaded.append(objects.count)
+                    }
+                    objects.append(existing)
+                    return
                 }
-                objects.append(existing as! T)
-                return
+                let backing = ModelBacking(
+                    entity: entity,
+                    objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: pk),
+                    token: token, values: row.decodeValues(plan), version: row.version)
+                newKeys.append(pk)
+                newPositions.append(objects.count)
+                objects.append(modelType.init(backing: backing))
             }
-            let backing = ModelBacking(
-                entity: entity, objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: pk),
-                coordinator: self, values: store.decodeValues(row, entityIndex: entityIndex), version: row.version)
-            let object = T(backing: backing)
-            registry[entityIndex][pk] = object
-            object.awakeFromFetch()
-            objects.append(object)
+            if !newKeys.isEmpty {
+                registered.reserveCapacity(registered.count + newKeys.count)
+                for index in newKeys.indices {
+                    registered[newKeys[index]] = objects.model(at: newPositions[index])
+                }
+            }
         }
-        return objects
+        // Lifecycle hooks run after the read, with the registry in place.
+        var skip = alreadyLoaded.makeIterator()
+        var nextSkip = skip.next()
+        for position in 0..<objects.count {
+            if position == nextSkip {
+                nextSkip = skip.next()
+                continue
+            }
+            objects.awakeFromFetch(at: position)
+        }
     }
 
     /// Loads the named relationships of the fetched objects now, rather than on first use.
@@ -149,5 +205,65 @@ extension ManagedObjectContext {
                 }
             }
         }
+    }
+}
+
+/// The objects of one fetch while it runs: a growable buffer of references,
+/// moved (not copied) into the typed result array at the end.
+private struct ObjectBuffer {
+    private var base: UnsafeMutablePointer<any PersistentModel>?
+    private(set) var count = 0
+    private var capacity = 0
+
+    mutating func reserve(_ minimum: Int) {
+        guard minimum > capacity else { return }
+        let grown = UnsafeMutablePointer<any PersistentModel>.allocate(capacity: minimum)
+        if let base {
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = grown
+        capacity = minimum
+    }
+
+    @inline(__always)
+    mutating func append(_ object: any PersistentModel) {
+        if count == capacity { reserve(Swift.max(16, capacity * 2)) }
+        (base! + count).initialize(to: object)
+        count += 1
+    }
+
+    func model(at position: Int) -> any PersistentModel {
+        base![position]
+    }
+
+    func awakeFromFetch(at position: Int) {
+        base![position].awakeFromFetch()
+    }
+
+    /// The objects as `[T]`, leaving the buffer empty. Each object is a `T`.
+    mutating func moveOut<T: PersistentModel>(as type: T.Type) -> [T] {
+        guard let base, count > 0 else { return [] }
+        let moved = count
+        let result = [T](unsafeUninitializedCapacity: moved) { target, initialized in
+            for position in 0..<moved {
+                // The reference moves out of the buffer; its retain moves with it.
+                let object = (base + position).move()
+                (target.baseAddress! + position).initialize(to: unsafeDowncast(object as AnyObject, to: T.self))
+            }
+            initialized = moved
+        }
+        count = 0
+        return result
+    }
+
+    /// Releases what is left (after an error) and frees the buffer.
+    mutating func release() {
+        guard let base else { return }
+        base.deinitialize(count: count)
+        base.deallocate()
+        self.base = nil
+        count = 0
+        capacity = 0
     }
 }

@@ -200,7 +200,7 @@ extension ManagedObjectContext {
                 backing.changedOrdinals.insert(ordinal)
             }
         }
-        if !backing.changedOrdinals.isEmpty { changedObjects[ObjectIdentifier(object)] = object }
+        if !backing.changedOrdinals.isEmpty { noteChanged(object) }
     }
 
     /// Merges an inserted object into the object that keeps its key: references

@@ -7,24 +7,20 @@ extension ManagedObjectContext {
     /// only for relationships they changed, so a save never loads a to-many it
     /// did not touch: counts can only have moved where the context changed them
     /// (removing a member, even through a delete rule, marks the owner changed).
-    func relationshipCountFailures() -> [StrataError] {
-        var failures: [StrataError] = []
-        for (objects, isNew) in [(insertedObjects, true), (updatedObjects, false)] {
-            for object in objects {
-                let backing = object.persistentBacking
-                guard let entity = backing.entity else { continue }
-                for (ordinal, property) in entity.properties.enumerated() {
-                    guard case .relationship(let relationship) = property, relationship.isToMany,
-                          relationship.minimumModelCount != nil || relationship.maximumModelCount != nil,
-                          isNew || backing.changedOrdinals.contains(ordinal) else { continue }
-                    let count = ObjectGraph.toMany(of: object, at: ordinal).count { !$0.isDeleted }
-                    if let failure = countFailure(count, relationship, entity: entity, object: object) {
-                        failures.append(failure)
-                    }
-                }
+    ///
+    /// Called per object from the save's validation pass.
+    func relationshipCountFailures(of object: any PersistentModel, isNew: Bool, into failures: inout [StrataError]) {
+        let backing = object.persistentBacking
+        guard let entity = backing.entity, !entity.relationshipOrdinals.isEmpty else { return }
+        for ordinal in entity.relationshipOrdinals {
+            guard case .relationship(let relationship) = entity.properties[ordinal], relationship.isToMany,
+                  relationship.minimumModelCount != nil || relationship.maximumModelCount != nil,
+                  isNew || backing.changedOrdinals.contains(ordinal) else { continue }
+            let count = ObjectGraph.toMany(of: object, at: ordinal).count { !$0.isDeleted }
+            if let failure = countFailure(count, relationship, entity: entity, object: object) {
+                failures.append(failure)
             }
         }
-        return failures
     }
 
     private func countFailure(

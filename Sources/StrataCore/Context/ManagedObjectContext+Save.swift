@@ -11,8 +11,10 @@ extension ManagedObjectContext {
         }
         do {
             let store = try coordinator.loadedStore()
-            try validateForSave()
-            let pending = PendingSave(context: self)
+            let epoch = changeEpoch
+            let validated = try validateForSave()
+            // The validated lists are the save's unless a hook added objects to them.
+            let pending = changeEpoch == epoch ? PendingSave(context: self, objects: validated) : PendingSave(context: self)
             pending.notifyWillSave()
             let saved = try writeResolvingConflicts(pending, store: store)
             saved.notifyDidSave()
@@ -24,27 +26,39 @@ extension ManagedObjectContext {
 
     /// Brings the saved objects in line with the store after the transaction committed.
     func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: SQLiteStore) {
-        for object in pending.inserted {
-            let backing = object.persistentBacking
-            let temporary = backing.objectID.temporaryKey!
-            let pk = result.assignedKeys[temporary]!
-            insertedByKey[temporary] = nil
-            permanentIDsByTemporaryKey[temporary] = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
-            backing.objectID = ObjectID(entityName: backing.entity!.name, storeIdentifier: store.identifier, primaryKey: pk)
-            backing.state = .registered
-            backing.version = 1
-            registry[backing.entity!.index][pk] = object
+        if !pending.inserted.isEmpty {
+            // Inserts are written in the order of `pending.inserted`, one row each.
+            var counts = [Int](repeating: 0, count: registry.count)
+            for object in pending.inserted { counts[object.persistentBacking.entity!.index] += 1 }
+            for (entityIndex, count) in counts.enumerated() where count > 0 {
+                registry[entityIndex].reserveCapacity(registry[entityIndex].count + count)
+            }
+            permanentIDsByTemporaryKey.reserveCapacity(permanentIDsByTemporaryKey.count + pending.inserted.count)
+            let removesAll = insertedByKey.count == pending.inserted.count
+            for (position, object) in pending.inserted.enumerated() {
+                let backing = object.persistentBacking
+                let temporary = backing.objectID.temporaryKey!
+                let pk = result.insertedKeys[position]
+                let id = result.changes.inserted[position].objectID
+                if !removesAll { insertedByKey[temporary] = nil }
+                permanentIDsByTemporaryKey[temporary] = id
+                backing.objectID = id
+                backing.state = .registered
+                backing.version = 1
+                registry[backing.entity!.index][pk] = object
+                finishSaving(backing)
+            }
+            if removesAll {
+                insertedByKey.removeAll()
+                insertionOrder.removeAll()
+            }
         }
-        for object in pending.inserted + pending.updated {
-            let backing = object.persistentBacking
-            refreshForeignKeys(of: backing)
-            backing.committed = backing.values
-            backing.changedOrdinals.removeAll()
-        }
+        for object in pending.updated { finishSaving(object.persistentBacking) }
         for (object, version) in zip(updatedWithColumns, result.updatedVersions) {
             object.persistentBacking.version = version
         }
         changedObjects.removeAll()
+        changeOrder.removeAll()
         for object in pending.deleted {
             let backing = object.persistentBacking
             registry[backing.entity!.index][backing.objectID.primaryKey!] = nil
@@ -52,12 +66,20 @@ extension ManagedObjectContext {
             backing.relations = []
         }
         deletedObjectsByID.removeAll()
+        deletionOrder.removeAll()
+    }
+
+    /// The saved values become the committed ones.
+    private func finishSaving(_ backing: ModelBacking) {
+        refreshForeignKeys(of: backing)
+        backing.committed = backing.values
+        backing.changedOrdinals.removeAll()
     }
 
     /// Copies the now-permanent keys of related objects into foreign-key values.
     private func refreshForeignKeys(of backing: ModelBacking) {
-        guard let entity = backing.entity else { return }
-        for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
+        guard let entity = backing.entity, !entity.toOneColumnOrdinals.isEmpty else { return }
+        for ordinal in entity.toOneColumnOrdinals {
             guard ordinal < backing.relations.count, case .toOne(let target) = backing.relations[ordinal] else { continue }
             backing.values[ordinal] = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
         }
@@ -72,12 +94,25 @@ struct PendingSave {
     let author: String?
     let contextName: String?
 
+    /// Whether any entity has relationships (else a save writes none).
+    let schemaHasRelationships: Bool
+
     init(context: ManagedObjectContext) {
-        inserted = context.insertedObjects
-        updated = context.updatedObjects
-        deleted = context.deletedObjects
+        self.init(
+            context: context,
+            objects: (context.insertedObjects, context.updatedObjects, context.deletedObjects))
+    }
+
+    init(
+        context: ManagedObjectContext,
+        objects: (inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel])
+    ) {
+        inserted = objects.inserted
+        updated = objects.updated
+        deleted = objects.deleted
         author = context.transactionAuthor
         contextName = context.name
+        schemaHasRelationships = context.schema.entities.contains { !$0.relationshipOrdinals.isEmpty }
     }
 
     func notifyWillSave() {
@@ -98,42 +133,60 @@ struct PendingSave {
         var request = SaveRequest()
         request.author = author
         request.contextName = contextName
+        request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
             let backing = object.persistentBacking
             let entity = backing.entity!
-            var values: [StoredValue] = []
-            values.reserveCapacity(entity.columnOrdinals.count)
+            let values: [StoredValue]
             var pending: [PendingReference] = []
-            for (column, ordinal) in entity.columnOrdinals.enumerated() {
-                let (value, reference) = Self.columnValue(of: backing, ordinal: ordinal)
-                values.append(value)
-                if let reference { pending.append(PendingReference(column: column, temporaryKey: reference)) }
+            if entity.columnsAreOrdinals, entity.toOneColumnOrdinals.isEmpty {
+                // Values by ordinal are the row: share the backing's storage.
+                values = Array(backing.values)
+            } else {
+                var row: [StoredValue] = []
+                row.reserveCapacity(entity.columnOrdinals.count)
+                for (column, ordinal) in entity.columnOrdinals.enumerated() {
+                    let (value, reference) = Self.columnValue(of: backing, ordinal: ordinal)
+                    row.append(value)
+                    if let reference { pending.append(PendingReference(column: column, temporaryKey: reference)) }
+                }
+                values = row
             }
             request.inserts.append(RowInsert(
                 entityIndex: entity.index, temporaryKey: backing.objectID.temporaryKey!,
                 values: values, pendingReferences: pending))
         }
         var updatedWithColumns: [any PersistentModel] = []
+        updatedWithColumns.reserveCapacity(updated.count)
+        request.updates.reserveCapacity(updated.count)
+        // The columns of the last changed-ordinal set, shared by the rows that repeat it.
+        var lastChange: (entity: Int, ordinals: OrdinalSet, columns: [Int])?
         for object in updated {
             let backing = object.persistentBacking
             let entity = backing.entity!
-            var columns: [Int] = []
+            let changed = backing.changedOrdinals
+            let columns: [Int]
+            if let lastChange, lastChange.entity == entity.index, lastChange.ordinals == changed {
+                columns = lastChange.columns
+            } else {
+                columns = changed.elements.compactMap { entity.columnIndexByOrdinal[$0] >= 0 ? entity.columnIndexByOrdinal[$0] : nil }
+                lastChange = (entity.index, changed, columns)
+            }
+            guard !columns.isEmpty else { continue }
             var values: [StoredValue] = []
+            values.reserveCapacity(columns.count)
             var pending: [PendingReference] = []
-            for ordinal in backing.changedOrdinals.elements {
-                let column = entity.columnIndexByOrdinal[ordinal]
-                guard column >= 0 else { continue }
-                let (value, reference) = Self.columnValue(of: backing, ordinal: ordinal)
-                columns.append(column)
+            for column in columns {
+                let (value, reference) = Self.columnValue(of: backing, ordinal: entity.columnOrdinals[column])
                 values.append(value)
                 if let reference { pending.append(PendingReference(column: column, temporaryKey: reference)) }
             }
-            guard !columns.isEmpty else { continue }
             updatedWithColumns.append(object)
             request.updates.append(RowUpdate(
                 entityIndex: entity.index, primaryKey: backing.objectID.primaryKey!,
                 columns: columns, values: values, pendingReferences: pending, expectedVersion: backing.version))
         }
+        request.deletes.reserveCapacity(deleted.count)
         for object in deleted {
             let backing = object.persistentBacking
             request.deletes.append(RowDelete(
@@ -146,7 +199,7 @@ struct PendingSave {
     /// The value to store for a column, and the temporary key it refers to when
     /// the column is a foreign key to an object inserted by this save.
     static func columnValue(of backing: ModelBacking, ordinal: Int) -> (StoredValue, UInt64?) {
-        guard backing.entity!.relationship(at: ordinal) != nil, ordinal < backing.relations.count,
+        guard backing.entity!.isToOneColumn[ordinal], ordinal < backing.relations.count,
               case .toOne(let target) = backing.relations[ordinal] else {
             return (backing.values[ordinal], nil)
         }

@@ -1,15 +1,21 @@
 extension ManagedObjectContext {
     /// Runs every check of a save before anything is written: the models'
     /// validation hooks and deny rules. All failures are reported together in
-    /// one `.validation` error.
-    func validateForSave() throws {
+    /// one `.validation` error. Returns the objects it validated.
+    @discardableResult
+    func validateForSave() throws -> (inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel]) {
+        let inserted = insertedObjects
+        let updated = updatedObjects
+        let deleted = deletedObjects
         var failures: [StrataError] = []
-        failures += runValidationHooks()
-        failures += relationshipCountFailures()
-        for object in deletedObjects {
-            guard let entity = object.persistentBacking.entity else { continue }
-            for (ordinal, property) in entity.properties.enumerated() {
-                guard case .relationship(let relationship) = property, relationship.deleteRule == .deny else { continue }
+        var countFailures: [StrataError] = []
+        failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
+        failures += countFailures
+        for object in deleted {
+            guard let entity = object.persistentBacking.entity, !entity.relationshipOrdinals.isEmpty else { continue }
+            for ordinal in entity.relationshipOrdinals {
+                guard case .relationship(let relationship) = entity.properties[ordinal],
+                      relationship.deleteRule == .deny else { continue }
                 let related: [any PersistentModel] = relationship.isToMany
                     ? ObjectGraph.toMany(of: object, at: ordinal)
                     : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
@@ -20,7 +26,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        guard !failures.isEmpty else { return }
+        guard !failures.isEmpty else { return (inserted, updated, deleted) }
         if failures.count == 1 { throw failures[0] }
         throw StrataError(
             .validation, "\(failures.count) objects failed validation: " + failures.map(\.message).joined(separator: "; "),
@@ -28,7 +34,12 @@ extension ManagedObjectContext {
     }
 
     /// Calls `validateForInsert`, `validateForUpdate` and `validateForDelete`.
-    private func runValidationHooks() -> [StrataError] {
+    /// Also checks relationship counts of inserted and updated objects (see
+    /// `relationshipCountFailures(of:isNew:into:)`) in the same pass, into `countFailures`.
+    private func runValidationHooks(
+        inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel],
+        countFailures: inout [StrataError]
+    ) -> [StrataError] {
         var failures: [StrataError] = []
         func run(_ object: any PersistentModel, _ hook: () throws -> Void) {
             do {
@@ -44,9 +55,15 @@ extension ManagedObjectContext {
                     underlyingError: SendableDescription(error)))
             }
         }
-        for object in insertedObjects { run(object) { try object.validateForInsert() } }
-        for object in updatedObjects { run(object) { try object.validateForUpdate() } }
-        for object in deletedObjects { run(object) { try object.validateForDelete() } }
+        for object in inserted {
+            run(object) { try object.validateForInsert() }
+            relationshipCountFailures(of: object, isNew: true, into: &countFailures)
+        }
+        for object in updated {
+            run(object) { try object.validateForUpdate() }
+            relationshipCountFailures(of: object, isNew: false, into: &countFailures)
+        }
+        for object in deleted { run(object) { try object.validateForDelete() } }
         return failures
     }
 }

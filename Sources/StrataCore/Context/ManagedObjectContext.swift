@@ -47,6 +47,14 @@ public final class ManagedObjectContext {
     var changedObjects: [ObjectIdentifier: any PersistentModel] = [:]
     /// Deleted registered objects, deletion not saved yet.
     var deletedObjectsByID: [ObjectIdentifier: any PersistentModel] = [:]
+    /// The three collections above in the order objects joined them, so a save
+    /// needs no sort or hash-order walk (see ``ChangeOrder``).
+    var insertionOrder = ChangeOrder<UInt64>()
+    var changeOrder = ChangeOrder<ObjectIdentifier>()
+    var deletionOrder = ChangeOrder<ObjectIdentifier>()
+    /// Counts objects joining the collections above, so a save can tell whether
+    /// its validation hooks changed what it saves.
+    var changeEpoch = 0
     /// The context a child context reads from and saves into; nil for contexts
     /// over the store.
     public internal(set) var parent: ManagedObjectContext?
@@ -58,6 +66,8 @@ public final class ManagedObjectContext {
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()
+    /// What this context's objects hold to reach it; cleared in `deinit`.
+    package let contextToken = ContextToken()
     /// Objects changed by merges since the last drain, for observers.
     var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
 
@@ -67,9 +77,11 @@ public final class ManagedObjectContext {
         self.coordinator = coordinator
         self.registry = Array(repeating: [:], count: coordinator.schema.entities.count)
         self.inbox = MergeInbox(owner: ObjectIdentifier(originMarker))
+        contextToken.bind(self)
     }
 
     deinit {
+        contextToken.invalidate()
         coordinator.unregister(inbox)
     }
 
@@ -101,6 +113,8 @@ public final class ManagedObjectContext {
             ?? ObjectID.makeTemporary(entityName: entity.name)
         backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
         insertedByKey[id.temporaryKey!] = object
+        insertionOrder.append(id.temporaryKey!, object, liveCount: insertedByKey.count)
+        changeEpoch &+= 1
         object.awakeFromInsert()
         ObjectGraph.syncInverses(of: object)
     }
@@ -126,6 +140,8 @@ public final class ManagedObjectContext {
             backing.state = .deleted
             changedObjects[ObjectIdentifier(object)] = nil
             deletedObjectsByID[ObjectIdentifier(object)] = object
+            deletionOrder.append(ObjectIdentifier(object), object, liveCount: deletedObjectsByID.count)
+            changeEpoch &+= 1
             applyDeleteRules(to: object)
         default:
             return
@@ -135,8 +151,8 @@ public final class ManagedObjectContext {
     /// Nullifies or cascades relationships of a deleted object, in memory.
     private func applyDeleteRules(to object: any PersistentModel) {
         guard let entity = object.persistentBacking.entity else { return }
-        for (ordinal, property) in entity.properties.enumerated() {
-            guard case .relationship(let relationship) = property else { continue }
+        for ordinal in entity.relationshipOrdinals {
+            guard case .relationship(let relationship) = entity.properties[ordinal] else { continue }
             let inverse = entity.inverseOrdinalByOrdinal[ordinal]
             let related: [any PersistentModel] = relationship.isToMany
                 ? ObjectGraph.toMany(of: object, at: ordinal)
@@ -166,17 +182,24 @@ public final class ManagedObjectContext {
 
     /// Objects inserted since the last save.
     public var insertedObjects: [any PersistentModel] {
-        insertedByKey.sorted { $0.key < $1.key }.map(\.value)
+        if let objects = insertionOrder.objects(liveCount: insertedByKey.count) { return objects }
+        let sorted = insertedByKey.sorted { $0.key < $1.key }
+        insertionOrder.rebuild(sorted.map { ($0.key, $0.value) }, isSorted: true)
+        return sorted.map(\.value)
     }
 
-    /// Saved objects with unsaved changes.
+    /// Saved objects with unsaved changes, in the order they were first changed.
     public var updatedObjects: [any PersistentModel] {
-        changedObjects.values.filter { $0.isUpdated }
+        if let objects = changeOrder.objects(liveCount: changedObjects.count) { return objects.filter { $0.isUpdated } }
+        changeOrder.rebuild(changedObjects.map { ($0.key, $0.value) }, isSorted: false)
+        return changedObjects.values.filter { $0.isUpdated }
     }
 
-    /// Objects deleted since the last save.
+    /// Objects deleted since the last save, in the order they were deleted.
     public var deletedObjects: [any PersistentModel] {
-        Array(deletedObjectsByID.values)
+        if let objects = deletionOrder.objects(liveCount: deletedObjectsByID.count) { return objects }
+        deletionOrder.rebuild(deletedObjectsByID.map { ($0.key, $0.value) }, isSorted: false)
+        return Array(deletedObjectsByID.values)
     }
 
     /// Every object the context manages.
@@ -302,7 +325,15 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
     }
 
     package func noteUpdated(_ object: any PersistentModel) {
-        changedObjects[ObjectIdentifier(object)] = object
+        noteChanged(object)
+    }
+
+    /// Adds an object to ``changedObjects`` (and its order).
+    func noteChanged(_ object: any PersistentModel) {
+        let id = ObjectIdentifier(object)
+        guard changedObjects.updateValue(object, forKey: id) == nil else { return }
+        changeOrder.append(id, object, liveCount: changedObjects.count)
+        changeEpoch &+= 1
     }
 
     package func adopt(_ object: any PersistentModel) {
@@ -319,3 +350,49 @@ extension PersistentModel {
 
 @available(*, unavailable, message: "A context belongs to one isolation domain; pass ObjectIDs between domains")
 extension ManagedObjectContext: Sendable {}
+
+/// The order in which objects joined one of a context's change collections
+/// (`insertedByKey`, `changedObjects`, `deletedObjectsByID`), beside that
+/// dictionary.
+///
+/// Only the context's insert, change and delete paths add to the dictionaries,
+/// and each appends here; removals elsewhere leave stale entries. So while the
+/// list and the dictionary have the same count, the list holds exactly the
+/// dictionary's entries (every key is appended when added, and a key appended
+/// twice would make the list longer). Otherwise the caller rebuilds it.
+struct ChangeOrder<Key: Comparable> {
+    private(set) var entries: [(key: Key, object: any PersistentModel)] = []
+    /// Keys ascend (for inserted objects: their order by temporary key).
+    private(set) var isSorted = true
+
+    mutating func append(_ key: Key, _ object: any PersistentModel, liveCount: Int) {
+        if let last = entries.last, last.key > key { isSorted = false }
+        // Stale entries (objects removed from the dictionary) are dropped at the
+        // next rebuild; keep them from piling up when no save comes.
+        if entries.count > 2 * liveCount + 64 {
+            entries = []
+            isSorted = false
+            return
+        }
+        entries.append((key, object))
+    }
+
+    /// The objects in order, or nil when the list is out of step (or, for a
+    /// comparable key, not in key order) and must be rebuilt.
+    func objects(liveCount: Int) -> [any PersistentModel]? {
+        guard entries.count == liveCount, isSorted || !Self.needsKeyOrder else { return nil }
+        return entries.map(\.object)
+    }
+
+    mutating func rebuild(_ entries: [(Key, any PersistentModel)], isSorted: Bool) {
+        self.entries = entries.map { (key: $0.0, object: $0.1) }
+        self.isSorted = isSorted
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        isSorted = true
+    }
+
+    private static var needsKeyOrder: Bool { Key.self == UInt64.self }
+}

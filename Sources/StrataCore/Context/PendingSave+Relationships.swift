@@ -6,12 +6,14 @@ extension PendingSave {
     /// an owner whose relationship is not loaded is appended after the owner's
     /// stored members, which is where `loadToMany` showed it.
     func addRelationshipWrites(to request: inout SaveRequest) {
+        guard schemaHasRelationships else { return }
         var written = Set<OwnerSlot>()
         for (objects, isNew) in [(inserted, true), (updated, false)] {
             for object in objects {
                 let backing = object.persistentBacking
-                guard let entity = backing.entity, let owner = Self.reference(to: object) else { continue }
-                for (ordinal, property) in entity.properties.enumerated() where !property.hasColumn {
+                guard let entity = backing.entity, !entity.relationshipOrdinals.isEmpty,
+                      let owner = Self.reference(to: object) else { continue }
+                for ordinal in entity.relationshipOrdinals where !entity.properties[ordinal].hasColumn {
                     guard isNew || backing.changedOrdinals.contains(ordinal), ordinal < backing.relations.count,
                           case .toMany(let members) = backing.relations[ordinal],
                           entity.inverseOrdinalByOrdinal[ordinal] >= 0 else { continue }
@@ -26,9 +28,9 @@ extension PendingSave {
         for (objects, isNew) in [(inserted, true), (updated, false)] {
             for object in objects {
                 let backing = object.persistentBacking
-                guard let entity = backing.entity, let schema = backing.coordinator?.schema,
-                      let member = Self.reference(to: object) else { continue }
-                for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
+                guard let entity = backing.entity, !entity.toOneColumnOrdinals.isEmpty,
+                      let schema = backing.coordinator?.schema, let member = Self.reference(to: object) else { continue }
+                for ordinal in entity.toOneColumnOrdinals {
                     let inverse = entity.inverseOrdinalByOrdinal[ordinal]
                     guard inverse >= 0, isNew || backing.changedOrdinals.contains(ordinal),
                           ordinal < backing.relations.count, case .toOne(let target?) = backing.relations[ordinal],

@@ -31,6 +31,15 @@ public final class EntityDescription: @unchecked Sendable {
     /// For each relationship ordinal: the destination entity's index and the inverse's ordinal.
     package let destinationIndexByOrdinal: [Int]
     package let inverseOrdinalByOrdinal: [Int]
+    /// Ordinals of every relationship, and of the to-one relationships stored in
+    /// columns (foreign keys), so hot paths skip entities without any.
+    package let relationshipOrdinals: [Int]
+    package let toOneColumnOrdinals: [Int]
+    /// For each ordinal: whether it is a to-one relationship stored in a column.
+    package let isToOneColumn: [Bool]
+    /// Whether every property is stored in a column, in ordinal order (values
+    /// by ordinal are then values by column).
+    package let columnsAreOrdinals: Bool
 
     init(
         name: String, properties: [PropertyDescription], keyPaths: [AnyKeyPath],
@@ -55,6 +64,21 @@ public final class EntityDescription: @unchecked Sendable {
         self.ordinalByKeyPath = Dictionary(keyPaths.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         self.destinationIndexByOrdinal = destinationIndexByOrdinal
         self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal
+        var relationshipOrdinals: [Int] = []
+        var toOneColumnOrdinals: [Int] = []
+        var isToOneColumn = Array(repeating: false, count: properties.count)
+        for (ordinal, property) in properties.enumerated() {
+            guard case .relationship = property else { continue }
+            relationshipOrdinals.append(ordinal)
+            if property.hasColumn {
+                toOneColumnOrdinals.append(ordinal)
+                isToOneColumn[ordinal] = true
+            }
+        }
+        self.relationshipOrdinals = relationshipOrdinals
+        self.toOneColumnOrdinals = toOneColumnOrdinals
+        self.isToOneColumn = isToOneColumn
+        self.columnsAreOrdinals = columnOrdinals.count == properties.count
     }
 
     /// The attributes, in declaration order.

@@ -93,9 +93,10 @@ extension ModelBacking {
 extension PersistentModel {
     @inlinable @inline(__always)
     func storedValue(at ordinal: Int) -> StoredValue {
-        let backing = persistentBacking
-        backing.willAccess()
-        return backing.values[ordinal]
+        // Read `persistentBacking` again after a fault fires rather than holding
+        // it across the call, so the common path retains nothing.
+        if persistentBacking.isFault { persistentBacking.fireFault() }
+        return persistentBacking.values[ordinal]
     }
 
     /// Writes a stored value, recording the change when it differs.

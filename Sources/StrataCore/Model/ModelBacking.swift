@@ -10,6 +10,8 @@ public struct _StrataNoStorage: Sendable {
 /// relationships, track changes. ``ManagedObjectContext`` adopts it.
 package protocol ObjectGraphCoordinator: AnyObject {
     var schema: Schema { get }
+    /// The token its objects hold to reach it (see ``ContextToken``).
+    var contextToken: ContextToken { get }
     /// Loads the stored values of a fault.
     func fulfillFault(_ backing: ModelBacking)
     /// The object for a row: registered, or a new fault.
@@ -20,6 +22,26 @@ package protocol ObjectGraphCoordinator: AnyObject {
     func noteUpdated(_ object: any PersistentModel)
     /// A new object became related to one of this context's objects: insert it.
     func adopt(_ object: any PersistentModel)
+}
+
+/// How a context's objects reach it without a weak reference each.
+///
+/// Every object of a context holds this one small object strongly (a plain
+/// retain, no weak side-table entry per object); the context clears it in
+/// `deinit`, so objects that outlive their context see no coordinator.
+package final class ContextToken {
+    private unowned(unsafe) var target: (any ObjectGraphCoordinator)?
+
+    package init() {}
+
+    /// The context, or nil once it is gone.
+    package var coordinator: (any ObjectGraphCoordinator)? { target }
+
+    /// Binds the token to its context (once, when the context is created).
+    package func bind(_ coordinator: any ObjectGraphCoordinator) { target = coordinator }
+
+    /// Called from the context's `deinit`: its objects no longer reach it.
+    package func invalidate() { target = nil }
 }
 
 /// The lifecycle state of a managed object.
@@ -59,11 +81,20 @@ public final class ModelBacking {
     package let modelType: any PersistentModel.Type
     package var entity: EntityDescription?
     package var objectID: ObjectID
-    package weak var coordinator: (any ObjectGraphCoordinator)?
+    /// The token of the managing context; nil while new or once invalidated.
+    package var contextToken: ContextToken?
+    /// The managing context, if it still exists.
+    package var coordinator: (any ObjectGraphCoordinator)? {
+        get { contextToken?.coordinator }
+        set { contextToken = newValue?.contextToken }
+    }
     package var state: ObjectState
-    @usableFromInline package var isFault: Bool
+    // Every attribute accessor, inlined into the app, reads `isFault` and
+    // `values`: their accesses are not checked for exclusivity at run time
+    // (two calls per read otherwise). Strata never overlaps accesses to them.
+    @exclusivity(unchecked) @usableFromInline package var isFault: Bool
     /// Current values by ordinal (a to-one relationship holds its foreign key).
-    @usableFromInline package var values: ContiguousArray<StoredValue>
+    @exclusivity(unchecked) @usableFromInline package var values: ContiguousArray<StoredValue>
     /// Values as last read from or written to the store.
     package var committed: ContiguousArray<StoredValue>
     /// The row version last read from or written to the store.
@@ -89,14 +120,22 @@ public final class ModelBacking {
     }
 
     /// Storage for a stored row, loaded now (`values` given) or later (a fault).
-    package init(
+    package convenience init(
         entity: EntityDescription, objectID: ObjectID, coordinator: any ObjectGraphCoordinator,
+        values: ContiguousArray<StoredValue>?, version: Int64
+    ) {
+        self.init(entity: entity, objectID: objectID, token: coordinator.contextToken, values: values, version: version)
+    }
+
+    /// Storage for a stored row of the context that `token` stands for.
+    package init(
+        entity: EntityDescription, objectID: ObjectID, token: ContextToken,
         values: ContiguousArray<StoredValue>?, version: Int64
     ) {
         self.modelType = entity.modelType
         self.entity = entity
         self.objectID = objectID
-        self.coordinator = coordinator
+        self.contextToken = token
         self.state = .registered
         if let values {
             self.isFault = false

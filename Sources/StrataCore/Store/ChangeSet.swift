@@ -54,8 +54,11 @@ package struct SaveRequest: Sendable {
 
 /// What the store assigned while saving.
 package struct SaveResult: Sendable {
-    /// Primary keys given to inserted rows, by temporary key.
+    /// Primary keys given to inserted rows, by temporary key; filled only when
+    /// the save has references to new rows (foreign keys or to-many members).
     package var assignedKeys: [UInt64: Int64] = [:]
+    /// Primary keys given to inserted rows, in the order of the request's inserts.
+    package var insertedKeys: [Int64] = []
     /// New row versions of updated rows, in the order of the request's updates.
     package var updatedVersions: [Int64] = []
     /// The committed changes, as broadcast to other contexts.

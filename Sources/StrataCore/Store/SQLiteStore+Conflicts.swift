@@ -75,25 +75,19 @@ extension EntityDescription {
 }
 
 extension SQLiteStore {
-    /// Checks the versions the save expects and the unique keys it writes,
-    /// collecting every conflict rather than stopping at the first.
-    func checkBeforeWriting(_ request: SaveRequest, in db: Database) throws -> SaveCheck {
+    /// Checks the unique keys the save writes and, when `versions` is true or a
+    /// key conflicts, the versions it expects, collecting every conflict rather
+    /// than stopping at the first.
+    ///
+    /// Without `versions`, the writes check versions themselves (`WHERE pk = ?
+    /// AND _version = ?`) and the save runs again with `versions` when one misses.
+    func checkBeforeWriting(_ request: SaveRequest, versions: Bool = true, in db: Database) throws -> SaveCheck {
         var check = SaveCheck()
-        check.conflicts.rows = try versionConflicts(request, in: db)
         check.conflicts.uniqueness = try uniquenessViolations(request, deletesFirst: &check.deletesFirst, in: db)
+        if versions || !check.conflicts.uniqueness.isEmpty {
+            check.conflicts.rows = try versionConflicts(request, in: db)
+        }
         return check
-    }
-
-    /// Deletes one row and records it in the change set.
-    func deleteRow(_ delete: RowDelete, into result: inout SaveResult, in db: Database) throws {
-        let entity = schema.entities[delete.entityIndex]
-        let statement = RawStatement(try db.cachedStatement(sql: layout.entities[delete.entityIndex].deleteSQL), in: db)
-        statement.reset()
-        statement.bind(.integer(delete.primaryKey), at: 1)
-        try statement.execute()
-        result.changes.deleted.append(ChangeSet.Row(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: delete.primaryKey),
-            entityIndex: delete.entityIndex, ordinals: [], values: [], version: 0))
     }
 
     private func versionConflicts(_ request: SaveRequest, in db: Database) throws -> [RowConflict] {
@@ -136,6 +130,8 @@ extension SQLiteStore {
             keysByEntity[entityIndex] = keys
             return keys
         }
+        // Most schemas have no unique key: nothing to read.
+        guard schema.entities.contains(where: { !uniqueKeys($0.index).isEmpty }) else { return violations }
         // Rows this save deletes, or whose key columns it rewrites, do not count
         // as holders here (the context checks the new keys among themselves).
         // Deleted holders are deleted first; a key moved between two updated rows

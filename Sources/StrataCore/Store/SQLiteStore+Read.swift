@@ -12,6 +12,40 @@ package struct RowCursor {
     package func value(atColumn index: Int) -> StoredValue {
         statement.value(at: Int32(index + 2))
     }
+
+    /// The row's values indexed by property ordinal, as `plan` lays them out.
+    package func decodeValues(_ plan: DecodePlan) -> ContiguousArray<StoredValue> {
+        let statement = statement
+        if plan.columnsAreOrdinals {
+            // Columns 0..<n are ordinals 0..<n: fill in one pass.
+            return ContiguousArray(unsafeUninitializedCapacity: plan.propertyCount) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                for column in 0..<plan.propertyCount {
+                    (base + column).initialize(to: statement.value(at: Int32(column + 2)))
+                }
+                initialized = plan.propertyCount
+            }
+        }
+        var values = ContiguousArray<StoredValue>(repeating: .null, count: plan.propertyCount)
+        for (column, ordinal) in plan.columnOrdinals.enumerated() {
+            values[ordinal] = statement.value(at: Int32(column + 2))
+        }
+        return values
+    }
+}
+
+/// Where each column of an entity's rows goes in its values array.
+package struct DecodePlan {
+    let columnOrdinals: [Int]
+    let propertyCount: Int
+    /// Every property has a column, in ordinal order (no to-many relationships).
+    let columnsAreOrdinals: Bool
+
+    init(entity: EntityDescription) {
+        columnOrdinals = entity.columnOrdinals
+        propertyCount = entity.properties.count
+        columnsAreOrdinals = columnOrdinals.count == propertyCount && columnOrdinals.elementsEqual(0..<propertyCount)
+    }
 }
 
 extension SQLiteStore {
@@ -72,13 +106,13 @@ extension SQLiteStore {
         return found
     }
 
+    /// How ``RowCursor/decodeValues(_:)`` lays out an entity's rows; make it once per query.
+    package func decodePlan(entityIndex: Int) -> DecodePlan {
+        DecodePlan(entity: schema.entities[entityIndex])
+    }
+
     /// Reads a row's column values into an array indexed by property ordinal.
     package func decodeValues(_ row: RowCursor, entityIndex: Int) -> ContiguousArray<StoredValue> {
-        let entity = schema.entities[entityIndex]
-        var values = ContiguousArray<StoredValue>(repeating: .null, count: entity.properties.count)
-        for (column, ordinal) in entity.columnOrdinals.enumerated() {
-            values[ordinal] = row.value(atColumn: column)
-        }
-        return values
+        row.decodeValues(decodePlan(entityIndex: entityIndex))
     }
 }

@@ -1,5 +1,11 @@
 import GRDB
+import GRDBSQLite
 import Synchronization
+
+/// Thrown inside the write closure when an update or delete found its row at
+/// another version (or gone): the transaction rolls back and the save runs
+/// again with the full checks, which collect every conflict.
+private struct VersionMismatch: Error {}
 
 extension SQLiteStore {
     /// Writes a context's changes as one transaction: all or nothing.
@@ -7,13 +13,21 @@ extension SQLiteStore {
     /// Inserted rows get primary keys from the store's sequence; foreign keys to
     /// rows inserted by the same save are filled in once those keys are known.
     /// On success, observers receive the committed change set.
+    ///
+    /// Versions are checked by the writes themselves (`… WHERE pk = ? AND
+    /// _version = ?`); only when one of them misses does the save roll back and
+    /// run again, reading every expected row first to report all conflicts.
     package func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
         if isReadOnly {
             throw StrataError(.readOnlyStore, "The store is read-only; nothing was saved")
         }
         let result: SaveResult
         do {
-            result = try writer.write { db in try self.write(request, origin: origin, in: db) }
+            do {
+                result = try writer.write { db in try self.write(request, origin: origin, checkFirst: false, in: db) }
+            } catch is VersionMismatch {
+                result = try writer.write { db in try self.write(request, origin: origin, checkFirst: true, in: db) }
+            }
         } catch let abort as ConflictAbort {
             return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: abort.conflicts)
         } catch {
@@ -32,9 +46,9 @@ extension SQLiteStore {
         }
     }
 
-    private func write(_ request: SaveRequest, origin: ObjectIdentifier?, in db: Database) throws -> SaveResult {
+    private func write(_ request: SaveRequest, origin: ObjectIdentifier?, checkFirst: Bool, in db: Database) throws -> SaveResult {
         // Checked in the write transaction, so no other save can slip in between.
-        let check = try checkBeforeWriting(request, in: db)
+        let check = try checkBeforeWriting(request, versions: checkFirst, in: db)
         if !check.conflicts.isEmpty { throw ConflictAbort(conflicts: check.conflicts) }
         // Tombstones and old values must be read before any row changes.
         let previous = try capturePreviousValues(for: request, in: db)
@@ -42,89 +56,227 @@ extension SQLiteStore {
         changes.author = request.author
         changes.contextName = request.contextName
         changes.originToken = origin
+        changes.inserted.reserveCapacity(request.inserts.count)
+        changes.updated.reserveCapacity(request.updates.count)
+        changes.deleted.reserveCapacity(request.deletes.count)
         var result = SaveResult(changes: changes)
-        result.assignedKeys = try reservePrimaryKeys(for: request.inserts, in: db)
 
-        func resolve(_ values: [StoredValue], _ pending: [PendingReference]) throws -> [StoredValue] {
-            guard !pending.isEmpty else { return values }
-            var values = values
-            for reference in pending {
-                guard let key = result.assignedKeys[reference.temporaryKey] else {
-                    throw StrataError(.validation, "A relationship points to an object that is not being saved")
-                }
-                values[reference.column] = .integer(key)
-            }
-            return values
-        }
+        // Deletes that free a unique key go before the rows that take it.
+        let deletes = DeletePlan(request.deletes, first: check.deletesFirst)
+        try deleteRows(deletes.first, checked: checkFirst, into: &result, in: db)
+        try writeInserts(request, into: &result, in: db)
+        try writeUpdates(request, checked: checkFirst, into: &result, in: db)
+        try writeRelationships(request, into: &result, in: db)
+        try deleteRows(deletes.rest, checked: checkFirst, into: &result, in: db)
+        result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
+        return result
+    }
 
-        for delete in request.deletes where check.deletesFirst(delete) {
-            try deleteRow(delete, into: &result, in: db)
-        }
+    // MARK: - Inserts
 
+    private func writeInserts(_ request: SaveRequest, into result: inout SaveResult, in db: Database) throws {
+        guard !request.inserts.isEmpty else { return }
+        var next = try reserveKeyBlocks(for: request.inserts, in: db)
+        result.insertedKeys.reserveCapacity(request.inserts.count)
         for insert in request.inserts {
-            let entity = schema.entities[insert.entityIndex]
-            let statement = RawStatement(try db.cachedStatement(sql: layout.entities[insert.entityIndex].insertSQL), in: db)
-            let key = result.assignedKeys[insert.temporaryKey]!
-            let values = try resolve(insert.values, insert.pendingReferences)
+            let key = next[insert.entityIndex]
+            next[insert.entityIndex] = key + 1
+            result.insertedKeys.append(key)
+        }
+        let needsKeyMap = !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty
+            || request.inserts.contains { !$0.pendingReferences.isEmpty }
+            || request.updates.contains { !$0.pendingReferences.isEmpty }
+        if needsKeyMap {
+            result.assignedKeys.reserveCapacity(request.inserts.count)
+            for (insert, key) in zip(request.inserts, result.insertedKeys) { result.assignedKeys[insert.temporaryKey] = key }
+        }
+        // Each entity's statement is looked up once.
+        var statements = [RawStatement?](repeating: nil, count: schema.entities.count)
+        var ordinals = [[Int]?](repeating: nil, count: schema.entities.count)
+        for (insert, key) in zip(request.inserts, result.insertedKeys) {
+            let entityIndex = insert.entityIndex
+            let statement: RawStatement
+            if let cached = statements[entityIndex] {
+                statement = cached
+            } else {
+                statement = RawStatement(try db.cachedStatement(sql: layout.entities[entityIndex].insertSQL), in: db)
+                statements[entityIndex] = statement
+                ordinals[entityIndex] = schema.entities[entityIndex].columnOrdinals
+            }
+            var values = insert.values
+            if !insert.pendingReferences.isEmpty {
+                for reference in insert.pendingReferences {
+                    guard let target = result.assignedKeys[reference.temporaryKey] else {
+                        throw StrataError(.validation, "A relationship points to an object that is not being saved")
+                    }
+                    values[reference.column] = .integer(target)
+                }
+            }
             statement.reset()
             statement.bind(.integer(key), at: 1)
             statement.bind(values, startingAt: 2)
             try statement.execute()
             result.changes.inserted.append(ChangeSet.Row(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                entityIndex: insert.entityIndex, ordinals: entity.columnOrdinals, values: values, version: 1))
+                objectID: ObjectID(entityName: schema.entities[entityIndex].name, storeIdentifier: identifier, primaryKey: key),
+                entityIndex: entityIndex, ordinals: ordinals[entityIndex]!, values: values, version: 1))
         }
+    }
 
+    // MARK: - Updates
+
+    private func writeUpdates(_ request: SaveRequest, checked: Bool, into result: inout SaveResult, in db: Database) throws {
+        guard !request.updates.isEmpty else { return }
+        result.updatedVersions.reserveCapacity(request.updates.count)
+        // The statement and ordinals of the last column set: a save usually
+        // changes the same columns of many rows.
+        var last: (entityIndex: Int, columns: [Int], versioned: Bool, statement: RawStatement, ordinals: [Int])?
         for update in request.updates {
             let entity = schema.entities[update.entityIndex]
-            let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
             var values = update.values
             for reference in update.pendingReferences {
                 guard let position = update.columns.firstIndex(of: reference.column),
                       let key = result.assignedKeys[reference.temporaryKey] else { continue }
                 values[position] = .integer(key)
             }
-            let sql = layout.updateSQL(entityIndex: update.entityIndex, columns: update.columns)
-            let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-            statement.reset()
-            statement.bind(values)
-            statement.bind(.integer(update.primaryKey), at: Int32(values.count + 1))
-            guard try statement.step() else {
-                statement.reset()
-                throw StrataError(
-                    .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
-                    entityName: entity.name, objectIDs: [objectID])
+            let versioned = update.expectedVersion != nil
+            let current: (entityIndex: Int, columns: [Int], versioned: Bool, statement: RawStatement, ordinals: [Int])
+            if let last, last.entityIndex == update.entityIndex, last.versioned == versioned, last.columns == update.columns {
+                current = last
+            } else {
+                let sql = layout.updateSQL(entityIndex: update.entityIndex, columns: update.columns, checkingVersion: versioned)
+                current = (update.entityIndex, update.columns, versioned,
+                           RawStatement(try db.cachedStatement(sql: sql), in: db),
+                           update.columns.map { entity.columnOrdinals[$0] })
+                last = current
             }
-            let version = statement.int64(at: 0)
+            let statement = current.statement
+            let version: Int64
             statement.reset()
+            if let expected = update.expectedVersion {
+                // `UPDATE … SET _version = ?, … WHERE pk = ? AND _version = ?`
+                version = expected + 1
+                statement.bind(.integer(version), at: 1)
+                statement.bind(values, startingAt: 2)
+                statement.bind(.integer(update.primaryKey), at: Int32(values.count + 2))
+                statement.bind(.integer(expected), at: Int32(values.count + 3))
+                try statement.execute()
+                if sqlite3_changes(sqlite3_db_handle(statement.handle)) == 0 {
+                    if !checked { throw VersionMismatch() }
+                    throw deletedElsewhere(update.entityIndex, update.primaryKey)
+                }
+            } else {
+                // `UPDATE … SET _version = _version + 1, … WHERE pk = ? RETURNING _version`
+                statement.bind(values)
+                statement.bind(.integer(update.primaryKey), at: Int32(values.count + 1))
+                guard try statement.step() else {
+                    statement.reset()
+                    throw deletedElsewhere(update.entityIndex, update.primaryKey)
+                }
+                version = statement.int64(at: 0)
+                statement.reset()
+            }
             result.updatedVersions.append(version)
             result.changes.updated.append(ChangeSet.Row(
-                objectID: objectID, entityIndex: update.entityIndex,
-                ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values, version: version))
+                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
+                entityIndex: update.entityIndex, ordinals: current.ordinals, values: values, version: version))
         }
-
-        try writeRelationships(request, into: &result, in: db)
-
-        for delete in request.deletes where !check.deletesFirst(delete) {
-            try deleteRow(delete, into: &result, in: db)
-        }
-        result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
-        return result
     }
 
-    /// Takes a block of primary keys per entity from the sequence table (saves and batch inserts).
-    func reservePrimaryKeys(for inserts: [RowInsert], in db: Database) throws -> [UInt64: Int64] {
-        guard !inserts.isEmpty else { return [:] }
-        var counts: [Int: Int64] = [:]
-        for insert in inserts { counts[insert.entityIndex, default: 0] += 1 }
-        var next: [Int: Int64] = [:]
+    private func deletedElsewhere(_ entityIndex: Int, _ primaryKey: Int64) -> StrataError {
+        let entity = schema.entities[entityIndex]
+        let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey)
+        return StrataError(
+            .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
+            entityName: entity.name, objectIDs: [objectID])
+    }
+
+    // MARK: - Deletes
+
+    /// Rows per `DELETE … WHERE pk IN (…)`.
+    static let deleteChunkSize = 500
+
+    /// Deletes rows by entity, in primary-key order, in chunks; checks the
+    /// versions of the deleted rows (unless already checked) and records them.
+    private func deleteRows(_ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in db: Database) throws {
+        guard !deletes.isEmpty else { return }
+        var start = 0
+        while start < deletes.count {
+            let entityIndex = deletes[start].entityIndex
+            var end = start + 1
+            while end < deletes.count, deletes[end].entityIndex == entityIndex { end += 1 }
+            try deleteRows(of: entityIndex, deletes[start..<end], checked: checked, into: &result, in: db)
+            start = end
+        }
+    }
+
+    /// `deletes` are of one entity, sorted by primary key.
+    private func deleteRows(
+        of entityIndex: Int, _ deletes: ArraySlice<RowDelete>, checked: Bool, into result: inout SaveResult, in db: Database
+    ) throws {
+        let entity = schema.entities[entityIndex]
+        let table = layout.entities[entityIndex].table
+        var statement: (count: Int, statement: RawStatement)?
+        var chunkStart = deletes.startIndex
+        while chunkStart < deletes.endIndex {
+            let chunk = deletes[chunkStart..<min(chunkStart + Self.deleteChunkSize, deletes.endIndex)]
+            chunkStart = chunk.endIndex
+            if statement?.count != chunk.count {
+                let placeholders = String(repeating: "?, ", count: chunk.count - 1) + "?"
+                let sql = "DELETE FROM \(table) WHERE pk IN (\(placeholders)) RETURNING pk, \(StoreLayout.versionColumn)"
+                statement = (chunk.count, RawStatement(try db.cachedStatement(sql: sql), in: db))
+            }
+            let delete = statement!.statement
+            delete.reset()
+            for (offset, row) in chunk.enumerated() { sqlite3_bind_int64(delete.handle, Int32(offset + 1), row.primaryKey) }
+            var deleted = 0
+            var mismatch = false
+            while try delete.step() {
+                deleted += 1
+                guard !checked else { continue }
+                let key = delete.int64(at: 0)
+                let version = delete.int64(at: 1)
+                if let expected = Self.expectedVersion(of: key, in: chunk), expected != version { mismatch = true }
+            }
+            delete.reset()
+            if !checked, mismatch || (deleted != chunk.count && chunk.contains { $0.expectedVersion != nil }) {
+                throw VersionMismatch()
+            }
+            for row in chunk {
+                result.changes.deleted.append(ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: row.primaryKey),
+                    entityIndex: entityIndex, ordinals: [], values: [], version: 0))
+            }
+        }
+    }
+
+    /// The expected version of a row of a chunk sorted by primary key.
+    private static func expectedVersion(of key: Int64, in chunk: ArraySlice<RowDelete>) -> Int64? {
+        var low = chunk.startIndex
+        var high = chunk.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if chunk[middle].primaryKey < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < chunk.endIndex, chunk[low].primaryKey == key else { return nil }
+        return chunk[low].expectedVersion
+    }
+
+    // MARK: - Primary keys
+
+    /// Takes a block of primary keys per entity from the sequence table: the
+    /// first key of each entity's block, by entity index (0 for entities without inserts).
+    func reserveKeyBlocks(for inserts: [RowInsert], in db: Database) throws -> [Int64] {
+        var next = [Int64](repeating: 0, count: schema.entities.count)
+        guard !inserts.isEmpty else { return next }
+        var counts = [Int64](repeating: 0, count: schema.entities.count)
+        for insert in inserts { counts[insert.entityIndex] += 1 }
         let select = RawStatement(
             try db.cachedStatement(sql: "SELECT max_pk FROM \(StoreLayout.sequenceTable) WHERE entity = ?"), in: db)
         let upsert = RawStatement(try db.cachedStatement(sql: """
             INSERT INTO \(StoreLayout.sequenceTable) (entity, max_pk) VALUES (?, ?)
             ON CONFLICT(entity) DO UPDATE SET max_pk = excluded.max_pk
             """), in: db)
-        for (entityIndex, count) in counts {
+        for (entityIndex, count) in counts.enumerated() where count > 0 {
             let name = schema.entities[entityIndex].name
             select.reset()
             select.bind(.text(name), at: 1)
@@ -135,13 +287,49 @@ extension SQLiteStore {
             try upsert.execute()
             next[entityIndex] = current + 1
         }
+        return next
+    }
+
+    /// Takes a block of primary keys per entity from the sequence table (batch inserts).
+    func reservePrimaryKeys(for inserts: [RowInsert], in db: Database) throws -> [UInt64: Int64] {
+        guard !inserts.isEmpty else { return [:] }
+        var next = try reserveKeyBlocks(for: inserts, in: db)
         var keys: [UInt64: Int64] = [:]
         keys.reserveCapacity(inserts.count)
         for insert in inserts {
-            let key = next[insert.entityIndex]!
+            let key = next[insert.entityIndex]
             next[insert.entityIndex] = key + 1
             keys[insert.temporaryKey] = key
         }
         return keys
+    }
+}
+
+/// A save's deletes, grouped by entity and sorted by primary key: those that
+/// must precede the inserts and updates (they free a unique key), and the rest.
+private struct DeletePlan {
+    var first: [RowDelete] = []
+    var rest: [RowDelete] = []
+
+    init(_ deletes: [RowDelete], first deletesFirst: [Int: Set<Int64>]) {
+        guard !deletes.isEmpty else { return }
+        if deletesFirst.isEmpty {
+            rest = Self.ordered(deletes)
+        } else {
+            first = Self.ordered(deletes.filter { deletesFirst[$0.entityIndex]?.contains($0.primaryKey) == true })
+            rest = Self.ordered(deletes.filter { deletesFirst[$0.entityIndex]?.contains($0.primaryKey) != true })
+        }
+    }
+
+    private static func ordered(_ deletes: [RowDelete]) -> [RowDelete] {
+        func precedes(_ a: RowDelete, _ b: RowDelete) -> Bool {
+            a.entityIndex != b.entityIndex ? a.entityIndex < b.entityIndex : a.primaryKey < b.primaryKey
+        }
+        var isOrdered = true
+        for index in deletes.indices.dropFirst() where precedes(deletes[index], deletes[index - 1]) {
+            isOrdered = false
+            break
+        }
+        return isOrdered ? deletes : deletes.sorted(by: precedes)
     }
 }

@@ -39,10 +39,20 @@ package struct StoreLayout: Sendable {
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))
     }
 
-    /// `UPDATE … SET` for a set of changed columns; returns the new version.
-    package func updateSQL(entityIndex: Int, columns: [Int]) -> String {
+    /// `UPDATE … SET` for a set of changed columns.
+    ///
+    /// Checking the version: `SET _version = ?, … WHERE pk = ? AND _version = ?`
+    /// (the new version first, the expected one last; no row changes when the
+    /// row moved on). Otherwise `SET _version = _version + 1, … WHERE pk = ?
+    /// RETURNING _version`.
+    package func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool = false) -> String {
         let entity = entities[entityIndex]
-        let assignments = ["\(Self.versionColumn) = \(Self.versionColumn) + 1"] + columns.map { "\(entity.columns[$0]) = ?" }
-        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE pk = ? RETURNING \(Self.versionColumn)"
+        let version = Self.versionColumn
+        let assignments = [checkingVersion ? "\(version) = ?" : "\(version) = \(version) + 1"]
+            + columns.map { "\(entity.columns[$0]) = ?" }
+        let set = "UPDATE \(entity.table) SET \(assignments.joined(separator: ", "))"
+        return checkingVersion
+            ? "\(set) WHERE pk = ? AND \(version) = ?"
+            : "\(set) WHERE pk = ? RETURNING \(version)"
     }
 }
