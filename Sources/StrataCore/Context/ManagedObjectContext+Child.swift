@@ -78,28 +78,12 @@ extension ManagedObjectContext {
         parentRequest.fetchBatchSize = 0
         parentRequest.includesPendingChanges = true
         parentRequest.relationshipKeyPathsForPrefetching = []
-        var results = try parent.fetch(parentRequest).map { childObject(for: $0) as! T }
+        let results = try parent.fetch(parentRequest).map { childObject(for: $0) as! T }
         let entity = try schema.entity(for: T.self)
         if request.includesPendingChanges, hasPendingChanges(entityIndex: entity.index) {
-            results.removeAll { object in
-                let backing = object.persistentBacking
-                return backing.state == .deleted || backing.state == .invalidated || !backing.changedOrdinals.isEmpty
-            }
-            var candidates: [T] = insertedByKey.sorted { $0.key < $1.key }.compactMap { $0.value as? T }
-            candidates += changedObjects.values.compactMap { object in
-                guard let typed = object as? T, typed.persistentBacking.state == .registered,
-                      !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
-                return typed
-            }
-            for candidate in candidates where try request.predicate?.evaluate(candidate) ?? true {
-                results.append(candidate)
-            }
-            if !request.sortBy.isEmpty { results.sort(using: request.sortBy) }
+            return try applyPendingChanges(to: results, request: request)
         }
-        let start = min(max(0, request.fetchOffset), results.count)
-        var slice = Array(results[start...])
-        if let limit = request.fetchLimit, limit >= 0, slice.count > limit { slice = Array(slice.prefix(limit)) }
-        return slice
+        return limited(results, request: request)
     }
 
     /// A child's to-many: the parent's members, adjusted by this context's changes.

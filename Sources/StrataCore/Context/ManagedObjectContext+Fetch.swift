@@ -47,33 +47,10 @@ extension ManagedObjectContext {
             return objects
         }
 
-        // Unsaved changes count: take the store's matches, drop what this context
-        // deleted or changed, then add what matches in memory, and order and
-        // limit the whole in memory.
-        var results: [T] = try load(query: query, limited: false, batchSize: 0, entity: entity, store: store)
-        results.removeAll { object in
-            let backing = object.persistentBacking
-            return backing.state == .deleted || backing.state == .invalidated || !backing.changedOrdinals.isEmpty
-        }
-        var candidates: [T] = insertedByKey.sorted { $0.key < $1.key }.compactMap { $0.value as? T }
-        candidates += changedObjects.values.compactMap { object in
-            guard let typed = object as? T, typed.persistentBacking.state == .registered,
-                  !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
-            return typed
-        }
-        for candidate in candidates {
-            if try request.predicate?.evaluate(candidate) ?? true {
-                results.append(candidate)
-            }
-        }
-        if !request.sortBy.isEmpty {
-            results.sort(using: request.sortBy)
-        }
-        let start = min(request.fetchOffset, results.count)
-        var slice = Array(results[start...])
-        if let limit = request.fetchLimit, limit >= 0, slice.count > limit {
-            slice = Array(slice.prefix(limit))
-        }
+        // Unsaved changes count: take the store's matches, then this context's
+        // changes, ordered and limited together in memory.
+        let stored: [T] = try load(query: query, limited: false, batchSize: 0, entity: entity, store: store)
+        let slice = try applyPendingChanges(to: stored, request: request)
         try prefetch(request.relationshipKeyPathsForPrefetching, of: slice, entity: entity)
         return slice
     }
@@ -265,5 +242,42 @@ private struct ObjectBuffer {
         self.base = nil
         count = 0
         capacity = 0
+    }
+}
+
+extension ManagedObjectContext {
+    /// Combines results that do not know this context's unsaved changes with
+    /// those changes: drops what the context deleted or changed, adds the
+    /// inserted and changed objects the predicate matches in memory, then sorts,
+    /// offsets and limits the whole.
+    func applyPendingChanges<T: PersistentModel>(to results: [T], request: FetchRequest<T>) throws -> [T] {
+        var results = results
+        results.removeAll { object in
+            let backing = object.persistentBacking
+            return backing.state == .deleted || backing.state == .invalidated || !backing.changedOrdinals.isEmpty
+        }
+        var candidates: [T] = insertedObjects.compactMap { $0 as? T }
+        candidates += changedObjects.values.compactMap { object in
+            guard let typed = object as? T, typed.persistentBacking.state == .registered,
+                  !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
+            return typed
+        }
+        for candidate in candidates where try request.predicate?.evaluate(candidate) ?? true {
+            results.append(candidate)
+        }
+        if !request.sortBy.isEmpty {
+            results.sort(using: request.sortBy)
+        }
+        return limited(results, request: request)
+    }
+
+    /// The page of `results` that a request's offset and limit select.
+    func limited<T>(_ results: [T], request: FetchRequest<some PersistentModel>) -> [T] {
+        let start = min(max(0, request.fetchOffset), results.count)
+        var slice = Array(results[start...])
+        if let limit = request.fetchLimit, limit >= 0, slice.count > limit {
+            slice = Array(slice.prefix(limit))
+        }
+        return slice
     }
 }
