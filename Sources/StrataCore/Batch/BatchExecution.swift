@@ -89,7 +89,9 @@ extension PersistentContainer {
     /// ```swift
     /// let result = try container.execute(BatchInsertRequest<Book>(objects: [["title": "Dune", "year": 1965]]))
     /// ```
-    /// - Parameter author: recorded as the transaction's author in history.
+    /// - Parameters:
+    ///   - request: the rows to insert.
+    ///   - author: recorded as the transaction's author in history.
     @discardableResult
     public func execute<Model>(_ request: BatchInsertRequest<Model>, author: String? = nil) throws -> BatchResult {
         try executeBatch(request, author: author)

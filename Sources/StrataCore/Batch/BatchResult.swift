@@ -32,7 +32,7 @@ public struct BatchResult: Sendable {
     /// cascaded to (in `deleted`) and the rows whose to-one relationship it
     /// cleared (in `updated`, with new versions). This is what other contexts
     /// merged and what history recorded; pass it to
-    /// ``ManagedObjectContext/merge(_:)`` for contexts that do not merge automatically.
+    /// `context.merge(_:)` for contexts that do not merge automatically.
     public var changes: ChangeSet
 
     /// `entityName` is the request's entity: every key of `write.primaryKeys` is one of its rows.

@@ -3,7 +3,7 @@ import Foundation
 /// One persistent property as a model type declares it.
 ///
 /// `@Model` writes these for you in `schemaProperties`. Hand-written models list
-/// them with the overloaded ``property(_:_:options:originalName:)`` factories, which
+/// them with the overloaded `property(_:_:…)` factories, which
 /// pick the attribute or relationship kind from the property's type.
 ///
 /// ```swift
