@@ -192,9 +192,11 @@ public final class ModelBacking {
         if values.count < count {
             values.append(contentsOf: repeatElement(.null, count: count - values.count))
         }
+        // Entities without relationships never need the relationship slots.
+        guard !entity.relationshipOrdinals.isEmpty else { return }
         ensureRelations(count: count)
-        for (ordinal, property) in entity.properties.enumerated() {
-            guard case .relationship(let relationship) = property, case .unloaded = relations[ordinal] else { continue }
+        for ordinal in entity.relationshipOrdinals {
+            guard case .unloaded = relations[ordinal], let relationship = entity.relationship(at: ordinal) else { continue }
             relations[ordinal] = relationship.isToMany ? .toMany([]) : .toOne(nil)
         }
     }
