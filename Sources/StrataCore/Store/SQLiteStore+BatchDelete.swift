@@ -232,14 +232,4 @@ extension SQLiteStore {
         }
         return rows
     }
-
-    func integers(_ sql: String, _ arguments: [StoredValue], in db: Database) throws -> [Int64] {
-        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-        statement.reset()
-        defer { statement.reset() }
-        statement.bind(arguments)
-        var result: [Int64] = []
-        while try statement.step() { result.append(statement.int64(at: 0)) }
-        return result
-    }
 }

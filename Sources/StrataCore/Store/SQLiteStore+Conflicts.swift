@@ -209,12 +209,7 @@ extension SQLiteStore {
     private func readRows(
         sql: String, arguments: [StoredValue], entityIndex: Int, in db: Database, _ body: (StoredRow) -> Void
     ) throws {
-        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-        statement.reset()
-        defer { statement.reset() }
-        statement.bind(arguments)
-        let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
-        while try statement.step() {
+        try forEachRow(entityIndex: entityIndex, sql: sql, arguments: arguments, in: db) { cursor in
             body(StoredRow(
                 primaryKey: cursor.primaryKey, version: cursor.version,
                 values: decodeValues(cursor, entityIndex: entityIndex)))

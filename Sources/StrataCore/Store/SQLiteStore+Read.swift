@@ -65,14 +65,7 @@ extension SQLiteStore {
     ) throws(StrataError) {
         do {
             try writer.read { db in
-                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-                statement.reset()
-                defer { statement.reset() }
-                statement.bind(arguments)
-                let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
-                while try statement.step() {
-                    try body(cursor)
-                }
+                try forEachRow(entityIndex: entityIndex, sql: sql, arguments: arguments, in: db, body)
             }
         } catch {
             throw Self.translate(error)
@@ -82,15 +75,7 @@ extension SQLiteStore {
     /// Runs a query returning one integer column per row (keys, counts).
     package func fetchIntegers(sql: String, arguments: [StoredValue]) throws(StrataError) -> [Int64] {
         do {
-            return try writer.read { db in
-                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-                statement.reset()
-                defer { statement.reset() }
-                statement.bind(arguments)
-                var result: [Int64] = []
-                while try statement.step() { result.append(statement.int64(at: 0)) }
-                return result
-            }
+            return try writer.read { db in try integers(sql, arguments, in: db) }
         } catch {
             throw Self.translate(error)
         }
@@ -114,5 +99,32 @@ extension SQLiteStore {
     /// Reads a row's column values into an array indexed by property ordinal.
     package func decodeValues(_ row: RowCursor, entityIndex: Int) -> ContiguousArray<StoredValue> {
         row.decodeValues(decodePlan(entityIndex: entityIndex))
+    }
+
+    /// Runs a row query on a connection the caller already holds (a read or the
+    /// write transaction), handing each row to `body`.
+    func forEachRow(
+        entityIndex: Int, sql: String, arguments: [StoredValue], in db: Database, _ body: (RowCursor) throws -> Void
+    ) throws {
+        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+        statement.reset()
+        defer { statement.reset() }
+        statement.bind(arguments)
+        let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
+        while try statement.step() {
+            try body(cursor)
+        }
+    }
+
+    /// Runs a query returning one integer column per row, on a connection the
+    /// caller already holds.
+    func integers(_ sql: String, _ arguments: [StoredValue], in db: Database) throws -> [Int64] {
+        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+        statement.reset()
+        defer { statement.reset() }
+        statement.bind(arguments)
+        var result: [Int64] = []
+        while try statement.step() { result.append(statement.int64(at: 0)) }
+        return result
     }
 }
