@@ -120,7 +120,7 @@ struct Report {
             | delete-all | rows held in memory; one transaction of per-row deletes (Fluent: `DELETE … IN` of 1,000) | `delete` each fetched object; one `save()` |
             | single-save | 1,000 one-row update transactions; p50 / p99 of each save | 1,000 × (`i1 += 1`; `save()`) on a context holding the objects |
             | background-save | equivalent: a second connection updates 10,000 rows in one transaction, then the first re-reads them | the view context holds 10,000 fetched objects; `performBackgroundTask` changes and saves them; timed from `save()` until the view context's objects show the change |
-            | memory-fetch | one child process streams N rows (cursor / Fluent row callback), reading each once | `fetchBatchSize = 1000`, each object read once |
+            | memory-fetch | one child process streams N rows (cursor / Fluent row callback), reading each once | `fetch(_:batchSize: 1000)`, each object read once |
             | memory-import | one child process imports N rows in transactions of 10,000 | `container.perform` units of 10,000 with `cleanUpAfterExecution` |
             | fetch-per-row@n | fetch-all time divided by n | same |
 

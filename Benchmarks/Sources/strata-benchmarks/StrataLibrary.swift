@@ -130,13 +130,12 @@ final class StrataLibrary: BenchLibrary {
         return visibleAt - savedAt
     }
 
-    /// Faults in batches of `batchSize`; each object is read once.
+    /// Loads batches of `batchSize` as the loop reaches them (`fetch(_:batchSize:)`);
+    /// each object is read once and let go with its batch.
     func streamAll(batchSize: Int) async throws -> Int {
         let context = container.newContext()
-        var request = FetchRequest<StrataItem>()
-        request.fetchBatchSize = batchSize
         var sum = 0
-        for item in try context.fetch(request) { sum &+= item.checksum }
+        for item in try context.fetch(FetchRequest<StrataItem>(), batchSize: batchSize) { sum &+= item.checksum }
         return sum
     }
 

@@ -15,6 +15,40 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The objects matching a request, loaded in batches of `batchSize` as they
+    /// are used (see ``FetchResultsCollection``).
+    ///
+    /// Only the matching keys are read now; each batch is read when one of its
+    /// objects is first used, and the previous batch's objects are let go unless
+    /// the app holds them or they have unsaved changes. A `batchSize` of zero or
+    /// less loads every object at once.
+    ///
+    /// ```swift
+    /// for book in try context.fetch(FetchRequest<Book>(), batchSize: 500) {
+    ///     print(book.title)
+    /// }
+    /// ```
+    public func fetch<T: PersistentModel>(_ request: FetchRequest<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        do {
+            mergePendingChanges()
+            let entity = try schema.entity(for: T.self)
+            let whole = batchSize <= 0 || parent != nil
+                || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index))
+            if whole {
+                return FetchResultsCollection(try fetchObjects(request))
+            }
+            let store = try coordinator.loadedStore()
+            let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)
+            let prefetchOrdinals = try prefetchOrdinals(request.relationshipKeyPathsForPrefetching, entity: entity)
+            let keys = try store.fetchIntegers(sql: query.keysSQL(limited: true), arguments: query.arguments(limited: true))
+            return FetchResultsCollection(batches: BatchedFetch(
+                context: self, entity: entity, keys: keys, batchSize: batchSize, prefetchOrdinals: prefetchOrdinals))
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+
     /// The number of objects matching a request.
     public func count<T: PersistentModel>(for request: FetchRequest<T>) throws -> Int {
         do {
@@ -165,21 +199,37 @@ extension ManagedObjectContext {
     }
 
     /// Loads the named relationships of the fetched objects now, rather than on first use.
-    private func prefetch<T: PersistentModel>(
+    func prefetch<T: PersistentModel>(
         _ keyPaths: [PartialKeyPath<T>], of objects: [T], entity: EntityDescription
     ) throws {
-        for keyPath in keyPaths {
+        let ordinals = try prefetchOrdinals(keyPaths, entity: entity)
+        guard !ordinals.isEmpty else { return }
+        for object in objects { prefetch(ordinals, of: object, entity: entity) }
+    }
+
+    /// The ordinals of the relationships to prefetch; throws for a key path
+    /// that is not a relationship of the entity.
+    func prefetchOrdinals<T: PersistentModel>(
+        _ keyPaths: [PartialKeyPath<T>], entity: EntityDescription
+    ) throws -> [Int] {
+        try keyPaths.map { keyPath in
             guard let ordinal = entity.ordinal(for: keyPath), entity.relationship(at: ordinal) != nil else {
                 throw StrataError(
                     .unsupportedPredicate, "\(keyPath) is not a relationship of \(entity.name) and cannot be prefetched",
                     entityName: entity.name)
             }
-            for object in objects where !object.persistentBacking.isFault {
-                if entity.properties[ordinal].hasColumn {
-                    _ = ObjectGraph.toOne(of: object, at: ordinal)
-                } else {
-                    _ = ObjectGraph.toMany(of: object, at: ordinal)
-                }
+            return ordinal
+        }
+    }
+
+    /// Loads the relationships at `ordinals` of one loaded object (faults wait).
+    func prefetch(_ ordinals: [Int], of object: any PersistentModel, entity: EntityDescription) {
+        guard !object.persistentBacking.isFault else { return }
+        for ordinal in ordinals {
+            if entity.properties[ordinal].hasColumn {
+                _ = ObjectGraph.toOne(of: object, at: ordinal)
+            } else {
+                _ = ObjectGraph.toMany(of: object, at: ordinal)
             }
         }
     }

@@ -32,6 +32,7 @@ extension ManagedObjectContext {
         insertedByKey.removeAll()
         changedObjects.removeAll()
         deletedObjectsByID.removeAll()
+        resetCount &+= 1
         _ = inbox.drain()
     }
 

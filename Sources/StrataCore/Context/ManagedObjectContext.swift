@@ -68,6 +68,8 @@ public final class ManagedObjectContext {
     let originMarker = OriginMarker()
     /// What this context's objects hold to reach it; cleared in `deinit`.
     package let contextToken = ContextToken()
+    /// How many times the context was reset: batched results reload after one.
+    var resetCount = 0
     /// Objects changed by merges since the last drain, for observers.
     var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
 
@@ -293,11 +295,10 @@ public final class ManagedObjectContext {
     private func fulfill(_ batch: FaultBatch, entity: EntityDescription, store: SQLiteStore) throws {
         let keys = batch.keys.filter { registry[entity.index][$0]?.persistentBacking.isFault == true }
         guard !keys.isEmpty else { return }
-        let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
-        let sql = "SELECT \(store.selectList(entityIndex: entity.index)) FROM \(store.tableName(entityIndex: entity.index)) AS t0 WHERE t0.pk IN (\(placeholders))"
-        try store.fetchRows(entityIndex: entity.index, sql: sql, arguments: keys.map { .integer($0) }) { row in
+        let plan = store.decodePlan(entityIndex: entity.index)
+        try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
-            object.persistentBacking.load(values: store.decodeValues(row, entityIndex: entity.index), version: row.version)
+            object.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
             object.awakeFromFetch()
         }
     }

@@ -18,8 +18,9 @@ public struct FetchRequest<Model: PersistentModel> {
     public var fetchLimit: Int?
     /// How many matching objects to skip first.
     public var fetchOffset: Int = 0
-    /// When above zero, results are faults whose values load in batches of
-    /// this size as they are first used, so large results stay small in memory.
+    /// When above zero, ``ManagedObjectContext/fetch(_:)`` returns faults whose
+    /// values load in batches of this size as they are first used. For results
+    /// too large to hold at once, use ``ManagedObjectContext/fetch(_:batchSize:)``.
     public var fetchBatchSize: Int = 0
     /// Whether unsaved inserts, changes and deletes of the context count.
     public var includesPendingChanges: Bool = true

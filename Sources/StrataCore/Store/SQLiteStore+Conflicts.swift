@@ -102,12 +102,10 @@ extension SQLiteStore {
         for (entityIndex, versions) in expected.sorted(by: { $0.key < $1.key }) {
             let keys = versions.keys.sorted()
             var found: [Int64: StoredRow] = [:]
-            // Chunked to stay far below SQLite's bound-variable limit.
-            for start in stride(from: 0, to: keys.count, by: 500) {
-                let chunk = keys[start..<min(start + 500, keys.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let sql = "SELECT \(layout.entities[entityIndex].selectList) FROM \(layout.entities[entityIndex].table) AS t0 WHERE t0.pk IN (\(placeholders))"
-                try readRows(sql: sql, arguments: chunk.map { .integer($0) }, entityIndex: entityIndex, in: db) { found[$0.primaryKey] = $0 }
+            let plan = decodePlan(entityIndex: entityIndex)
+            try forEachRow(entityIndex: entityIndex, primaryKeys: keys, in: db) { cursor in
+                found[cursor.primaryKey] = StoredRow(
+                    primaryKey: cursor.primaryKey, version: cursor.version, values: cursor.decodeValues(plan))
             }
             for key in keys {
                 let stored = found[key]

@@ -69,20 +69,10 @@ extension SQLiteStore {
     package func capturePreviousValues(
         entityIndex: Int, primaryKeys: [Int64], into previous: inout PreviousValues, in db: Database
     ) throws {
-        let layoutEntity = layout.entities[entityIndex]
         var rows = previous.rows[entityIndex] ?? [:]
-        for start in stride(from: 0, to: primaryKeys.count, by: 500) {
-            let chunk = primaryKeys[start..<min(start + 500, primaryKeys.count)]
-            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            let sql = "SELECT \(layoutEntity.selectList) FROM \(layoutEntity.table) AS t0 WHERE t0.pk IN (\(placeholders))"
-            let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-            statement.reset()
-            defer { statement.reset() }
-            statement.bind(chunk.map { .integer($0) })
-            let cursor = RowCursor(statement: statement, columnCount: layoutEntity.columns.count)
-            while try statement.step() {
-                rows[cursor.primaryKey] = decodeValues(cursor, entityIndex: entityIndex)
-            }
+        let plan = decodePlan(entityIndex: entityIndex)
+        try forEachRow(entityIndex: entityIndex, primaryKeys: primaryKeys, in: db) { cursor in
+            rows[cursor.primaryKey] = cursor.decodeValues(plan)
         }
         previous.rows[entityIndex] = rows
     }

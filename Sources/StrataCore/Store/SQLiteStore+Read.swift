@@ -91,6 +91,21 @@ extension SQLiteStore {
         return found
     }
 
+    /// Runs `body` for each stored row of an entity whose primary key is in
+    /// `primaryKeys`, on a reader connection; keys without a row are skipped.
+    /// Rows arrive in no particular order.
+    package func fetchRows(
+        entityIndex: Int, primaryKeys: some Collection<Int64>, _ body: (RowCursor) throws -> Void
+    ) throws(StrataError) {
+        do {
+            try writer.read { db in
+                try forEachRow(entityIndex: entityIndex, primaryKeys: primaryKeys, in: db, body)
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// How ``RowCursor/decodeValues(_:)`` lays out an entity's rows; make it once per query.
     package func decodePlan(entityIndex: Int) -> DecodePlan {
         DecodePlan(entity: schema.entities[entityIndex])
@@ -113,6 +128,38 @@ extension SQLiteStore {
         let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
         while try statement.step() {
             try body(cursor)
+        }
+    }
+
+    /// Keys bound by one `pk IN (…)` statement: far below SQLite's bound-variable
+    /// limit on every platform.
+    static let keyChunkSize = 500
+
+    /// ``fetchRows(entityIndex:primaryKeys:_:)`` on a connection the caller
+    /// already holds, in chunks of ``keyChunkSize`` keys (two statement shapes
+    /// at most, both cached).
+    func forEachRow(
+        entityIndex: Int, primaryKeys: some Collection<Int64>, in db: Database, _ body: (RowCursor) throws -> Void
+    ) throws {
+        let entity = layout.entities[entityIndex]
+        var start = primaryKeys.startIndex
+        while start != primaryKeys.endIndex {
+            let end = primaryKeys.index(start, offsetBy: Self.keyChunkSize, limitedBy: primaryKeys.endIndex)
+                ?? primaryKeys.endIndex
+            let chunk = primaryKeys[start..<end]
+            let statement = RawStatement(try db.cachedStatement(sql: entity.selectByKeysSQL(count: chunk.count)), in: db)
+            statement.reset()
+            defer { statement.reset() }
+            var index: Int32 = 1
+            for key in chunk {
+                statement.bind(.integer(key), at: index)
+                index += 1
+            }
+            let cursor = RowCursor(statement: statement, columnCount: entity.columns.count)
+            while try statement.step() {
+                try body(cursor)
+            }
+            start = end
         }
     }
 

@@ -16,6 +16,11 @@ package struct StoreLayout: Sendable {
         package let insertSQL: String
         package let deleteSQL: String
         package let selectByKeySQL: String
+
+        /// `SELECT … WHERE t0.pk IN (?, …)` for `count` keys.
+        package func selectByKeysSQL(count: Int) -> String {
+            "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk IN (\(String(repeating: "?, ", count: count - 1))?)"
+        }
     }
 
     package let entities: [Entity]
