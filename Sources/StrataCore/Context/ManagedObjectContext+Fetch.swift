@@ -144,19 +144,18 @@ extension ManagedObjectContext {
         // Positions of objects that were registered and loaded already: every
         // other object gets `awakeFromFetch()` once the read is over.
         var alreadyLoaded = ContiguousArray<Int>()
-        // Keys and positions of the objects this fetch creates: registered after
-        // the read with one reservation (a query returns each key at most once),
-        // so the map never rehashes while growing, and a context with none of the
-        // entity's objects yet skips the lookup (one hash per row, the insertion).
-        var newKeys = ContiguousArray<Int64>()
-        var newPositions = ContiguousArray<Int>()
         do {
             // The entity's map is taken out of `registry` while the rows are read
-            // (lookups on a local, uniquely referenced dictionary) and put back,
-            // with the new objects, before any lifecycle hook runs.
+            // (lookups and insertions on a local, uniquely referenced dictionary)
+            // and put back, with the new objects, before any lifecycle hook runs.
             var registered = registry[entityIndex]
             registry[entityIndex] = [:]
             defer { registry[entityIndex] = registered }
+            if limited, let limit = query.limit, limit >= 0 {
+                registered.reserveCapacity(registered.count + min(limit, 4096))
+            }
+            // A context with none of the entity's objects yet skips the lookup:
+            // one hash per row, the insertion.
             let lookUp = !registered.isEmpty
             try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
                                 arguments: query.arguments(limited: limited)) { row in
@@ -175,15 +174,10 @@ extension ManagedObjectContext {
                     entity: entity,
                     objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: pk),
                     token: token, values: row.decodeValues(plan), version: row.version)
-                newKeys.append(pk)
-                newPositions.append(objects.count)
-                objects.append(modelType.init(backing: backing))
-            }
-            if !newKeys.isEmpty {
-                registered.reserveCapacity(registered.count + newKeys.count)
-                for index in newKeys.indices {
-                    registered[newKeys[index]] = objects.model(at: newPositions[index])
-                }
+                let object = modelType.init(backing: backing)
+                // Registered while the new object is still in the cache.
+                registered[pk] = object
+                objects.append(object)
             }
         }
         // Lifecycle hooks run after the read, with the registry in place.
@@ -258,10 +252,6 @@ private struct ObjectBuffer {
         if count == capacity { reserve(Swift.max(16, capacity * 2)) }
         (base! + count).initialize(to: object)
         count += 1
-    }
-
-    func model(at position: Int) -> any PersistentModel {
-        base![position]
     }
 
     func awakeFromFetch(at position: Int) {

@@ -23,6 +23,25 @@ public enum StoredValue: Sendable, Hashable {
     }
 }
 
+extension StoredValue {
+    /// A storage class with a value (every case but `.null`).
+    package enum Kind: UInt8, Sendable {
+        case integer, real, text, blob
+    }
+}
+
+extension AttributeType {
+    /// The storage class Strata writes for a value of this type.
+    package var storageKind: StoredValue.Kind {
+        switch columnType {
+        case "INTEGER": .integer
+        case "REAL": .real
+        case "TEXT": .text
+        default: .blob
+        }
+    }
+}
+
 extension StoredValue: CustomStringConvertible {
     public var description: String {
         switch self {

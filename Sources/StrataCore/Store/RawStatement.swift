@@ -73,21 +73,37 @@ package struct RawStatement {
     /// The value of a column of the current row, by 0-based index.
     func value(at column: Int32) -> StoredValue {
         switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER:
-            return .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT:
-            return .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard let bytes = sqlite3_column_text(handle, column) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
-        default:
-            return .null
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: .text(text(at: column))
+        case SQLITE_BLOB: .blob(blob(at: column))
+        default: .null
         }
+    }
+
+    /// The value of a column known to hold `kind` (a `NOT NULL` column of that
+    /// type, which Strata writes only in that storage class), read without
+    /// asking SQLite for its type; `nil` reads whatever the column holds.
+    @inline(__always)
+    func value(at column: Int32, as kind: StoredValue.Kind?) -> StoredValue {
+        switch kind {
+        case .integer: .integer(sqlite3_column_int64(handle, column))
+        case .real: .real(sqlite3_column_double(handle, column))
+        case .text: .text(text(at: column))
+        case .blob, nil: value(at: column)
+        }
+    }
+
+    private func text(at column: Int32) -> String {
+        // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    private func blob(at column: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 }
 

@@ -21,28 +21,37 @@ package struct RowCursor {
             return ContiguousArray(unsafeUninitializedCapacity: plan.propertyCount) { buffer, initialized in
                 guard let base = buffer.baseAddress else { return }
                 for column in 0..<plan.propertyCount {
-                    (base + column).initialize(to: statement.value(at: Int32(column + 2)))
+                    (base + column).initialize(to: statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
                 }
                 initialized = plan.propertyCount
             }
         }
         var values = ContiguousArray<StoredValue>(repeating: .null, count: plan.propertyCount)
         for (column, ordinal) in plan.columnOrdinals.enumerated() {
-            values[ordinal] = statement.value(at: Int32(column + 2))
+            values[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
         }
         return values
     }
 }
 
-/// Where each column of an entity's rows goes in its values array.
+/// Where each column of an entity's rows goes in its values array, and how to
+/// read it.
 package struct DecodePlan {
     let columnOrdinals: [Int]
+    /// By column: the storage class of a required attribute (read without
+    /// asking SQLite for the value's type), else `nil` (optional attributes and
+    /// foreign keys may hold `NULL`).
+    let columnKinds: [StoredValue.Kind?]
     let propertyCount: Int
     /// Every property has a column, in ordinal order (no to-many relationships).
     let columnsAreOrdinals: Bool
 
     init(entity: EntityDescription) {
         columnOrdinals = entity.columnOrdinals
+        columnKinds = entity.columnOrdinals.map { ordinal in
+            guard case .attribute(let attribute) = entity.properties[ordinal], !attribute.isOptional else { return nil }
+            return attribute.type.storageKind
+        }
         propertyCount = entity.properties.count
         columnsAreOrdinals = columnOrdinals.count == propertyCount && columnOrdinals.elementsEqual(0..<propertyCount)
     }
@@ -59,12 +68,16 @@ extension SQLiteStore {
     }
 
     /// Runs a query whose result columns start with the entity's select list and
-    /// hands each row to `body`, on a reader connection (a consistent snapshot).
+    /// hands each row to `body`, on a reader connection.
+    ///
+    /// One statement reads one consistent snapshot of the store by itself, so
+    /// the single-statement reads here skip the `BEGIN`/`COMMIT` pair a
+    /// transaction would add to every fetch.
     package func fetchRows(
         entityIndex: Int, sql: String, arguments: [StoredValue], _ body: (RowCursor) throws -> Void
     ) throws(StrataError) {
         do {
-            try writer.read { db in
+            try writer.unsafeRead { db in
                 try forEachRow(entityIndex: entityIndex, sql: sql, arguments: arguments, in: db, body)
             }
         } catch {
@@ -75,7 +88,7 @@ extension SQLiteStore {
     /// Runs a query returning one integer column per row (keys, counts).
     package func fetchIntegers(sql: String, arguments: [StoredValue]) throws(StrataError) -> [Int64] {
         do {
-            return try writer.read { db in try integers(sql, arguments, in: db) }
+            return try writer.unsafeRead { db in try integers(sql, arguments, in: db) }
         } catch {
             throw Self.translate(error)
         }
