@@ -28,15 +28,27 @@ extension ModelMacro: MemberMacro {
             context.diagnose(diagnostic)
         }
         let modelName = classDecl.name.trimmed.text
-        return [
-            backingDecl(modelName: modelName),
+        return backingDecls(modelName: modelName) + [
             schemaDecl(scan.properties, modelName: modelName),
             initDecl(scan.properties),
         ]
     }
 
-    private static func backingDecl(modelName: String) -> DeclSyntax {
-        "public var persistentBacking: ModelBacking = ModelBacking(for: \(raw: modelName).self)"
+    /// The backing lives in an optional that starts empty, so an object made for a
+    /// fetched row (`init(backing:)`) creates no backing to throw away; a new
+    /// object creates its own with its first initial value (or first use).
+    private static func backingDecls(modelName: String) -> [DeclSyntax] {
+        [
+            "private var _$persistentBacking: ModelBacking? = nil",
+            """
+            public var persistentBacking: ModelBacking {
+                if let backing = _$persistentBacking {
+                    return backing
+                }
+                return ModelBacking.resolve(&_$persistentBacking, for: \(raw: modelName).self)
+            }
+            """,
+        ]
     }
 
     private static func schemaDecl(_ properties: [PersistentProperty], modelName: String) -> DeclSyntax {
@@ -53,7 +65,7 @@ extension ModelMacro: MemberMacro {
 
     private static func initDecl(_ properties: [PersistentProperty]) -> DeclSyntax {
         let lines = properties.map { "    self.\($0.storageName) = _StrataNoStorage()" }
-            + ["    self.persistentBacking = backing"]
+            + ["    self._$persistentBacking = backing"]
         return """
             public required init(backing: ModelBacking) {
             \(raw: lines.joined(separator: "\n"))

@@ -23,9 +23,10 @@ extension PersistedPropertyMacro: AccessorMacro {
         let type = TypeExpression.metatype(of: property.type)
         return [
             """
-            @storageRestrictions(accesses: persistentBacking, initializes: \(raw: property.storageName))
+            @storageRestrictions(accesses: _$persistentBacking, initializes: \(raw: property.storageName))
             init(initialValue) {
-                persistentBacking.setInitialValue(initialValue, at: \(literal: ordinal), as: \(raw: type))
+                ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                    .setInitialValue(initialValue, at: \(literal: ordinal), as: \(raw: type))
                 \(raw: property.storageName) = _StrataNoStorage()
             }
             """,

@@ -11,12 +11,19 @@ private func modelWithoutPersistentProperties(_ name: String, members: String) -
     final class \(name) {
     \(members)
 
-        public var persistentBacking: ModelBacking = ModelBacking(for: \(name).self)
+        private var _$persistentBacking: ModelBacking? = nil
+
+        public var persistentBacking: ModelBacking {
+            if let backing = _$persistentBacking {
+                return backing
+            }
+            return ModelBacking.resolve(&_$persistentBacking, for: \(name).self)
+        }
 
         public static let schemaProperties: [PropertyMetadata] = []
 
         public required init(backing: ModelBacking) {
-            self.persistentBacking = backing
+            self._$persistentBacking = backing
         }
     }
 
@@ -147,7 +154,14 @@ struct ModelDiagnosticsTests {
                 @_PersistedProperty(ordinal: 0)
                 var good: Int = 2
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Mixed.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Mixed.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("good", \Mixed.good),
@@ -155,7 +169,7 @@ struct ModelDiagnosticsTests {
 
                 public required init(backing: ModelBacking) {
                     self._good = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 

@@ -28,9 +28,10 @@ struct ModelExpansionTests {
             expandedSource: #"""
             final class Book {
                 var title: String {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _title)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _title)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 0, as: String.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 0, as: String.self)
                         _title = _StrataNoStorage()
                     }
                     get {
@@ -43,9 +44,10 @@ struct ModelExpansionTests {
 
                 private var _title: _StrataNoStorage
                 var year: Int {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _year)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _year)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 1, as: Int.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 1, as: Int.self)
                         _year = _StrataNoStorage()
                     }
                     get {
@@ -58,9 +60,10 @@ struct ModelExpansionTests {
 
                 private var _year: _StrataNoStorage
                 var isbn: String {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _isbn)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _isbn)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 2, as: String.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 2, as: String.self)
                         _isbn = _StrataNoStorage()
                     }
                     get {
@@ -73,9 +76,10 @@ struct ModelExpansionTests {
 
                 private var _isbn: _StrataNoStorage
                 var rating: Double? {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _rating)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _rating)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 3, as: Optional<Double>.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 3, as: Optional<Double>.self)
                         _rating = _StrataNoStorage()
                     }
                     get {
@@ -88,9 +92,10 @@ struct ModelExpansionTests {
 
                 private var _rating: _StrataNoStorage
                 var author: Author? {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _author)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _author)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 4, as: Optional<Author>.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 4, as: Optional<Author>.self)
                         _author = _StrataNoStorage()
                     }
                     get {
@@ -103,9 +108,10 @@ struct ModelExpansionTests {
 
                 private var _author: _StrataNoStorage
                 var tags: [String] {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _tags)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _tags)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 5, as: Array<String>.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 5, as: Array<String>.self)
                         _tags = _StrataNoStorage()
                     }
                     get {
@@ -125,7 +131,14 @@ struct ModelExpansionTests {
                 }
                 init(title: String, isbn: String) { self.title = title; self.isbn = isbn }
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Book.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Book.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("title", \Book.title),
@@ -143,7 +156,7 @@ struct ModelExpansionTests {
                     self._rating = _StrataNoStorage()
                     self._author = _StrataNoStorage()
                     self._tags = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 
@@ -186,7 +199,14 @@ struct ModelExpansionTests {
                 var body: String = ""
                 func clear() {}
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Note.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Note.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("body", \Note.body),
@@ -194,7 +214,7 @@ struct ModelExpansionTests {
 
                 public required init(backing: ModelBacking) {
                     self._body = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 
@@ -226,7 +246,14 @@ struct ModelExpansionTests {
                 @_PersistedProperty(ordinal: 2)
                 var c: Int = 0
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Row.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Row.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("a", \Row.a),
@@ -238,7 +265,7 @@ struct ModelExpansionTests {
                     self._a = _StrataNoStorage()
                     self._b = _StrataNoStorage()
                     self._c = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 
@@ -270,7 +297,14 @@ struct ModelExpansionTests {
                 @_PersistedProperty(ordinal: 3) var handle: String
                 @_PersistedProperty(ordinal: 4) var plain: Int = 0
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: User.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: User.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("email", \User.email, options: [.unique, .externalStorage]),
@@ -286,7 +320,7 @@ struct ModelExpansionTests {
                     self._avatar = _StrataNoStorage()
                     self._handle = _StrataNoStorage()
                     self._plain = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 
@@ -313,7 +347,14 @@ struct ModelExpansionTests {
                 @_PersistedProperty(ordinal: 1) var library: Library?
                 @_PersistedProperty(ordinal: 2) var owner: Person?
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Shelf.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Shelf.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("books", \Shelf.books, deleteRule: .deny, inverse: \Book.shelf, minimumModelCount: 1, maximumModelCount: 5, originalName: "items"),
@@ -325,7 +366,7 @@ struct ModelExpansionTests {
                     self._books = _StrataNoStorage()
                     self._library = _StrataNoStorage()
                     self._owner = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 
@@ -344,12 +385,19 @@ struct ModelExpansionTests {
             expandedSource: """
             public final class Tag: Strata.PersistentModel {
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Tag.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Tag.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = []
 
                 public required init(backing: ModelBacking) {
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
             """,
@@ -366,9 +414,10 @@ struct ModelExpansionTests {
             expandedSource: #"""
             final class Setting {
                 var `default`: Bool {
-                    @storageRestrictions(accesses: persistentBacking, initializes: _default)
+                    @storageRestrictions(accesses: _$persistentBacking, initializes: _default)
                     init(initialValue) {
-                        persistentBacking.setInitialValue(initialValue, at: 0, as: Bool.self)
+                        ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                            .setInitialValue(initialValue, at: 0, as: Bool.self)
                         _default = _StrataNoStorage()
                     }
                     get {
@@ -381,7 +430,14 @@ struct ModelExpansionTests {
 
                 private var _default: _StrataNoStorage
 
-                public var persistentBacking: ModelBacking = ModelBacking(for: Setting.self)
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Setting.self)
+                }
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("default", \Setting.`default`),
@@ -389,7 +445,7 @@ struct ModelExpansionTests {
 
                 public required init(backing: ModelBacking) {
                     self._default = _StrataNoStorage()
-                    self.persistentBacking = backing
+                    self._$persistentBacking = backing
                 }
             }
 

@@ -35,9 +35,10 @@ struct PersistedPropertyTests {
             """,
             expandedSource: """
             var value: \(typeCase.declared) {
-                @storageRestrictions(accesses: persistentBacking, initializes: _value)
+                @storageRestrictions(accesses: _$persistentBacking, initializes: _value)
                 init(initialValue) {
-                    persistentBacking.setInitialValue(initialValue, at: 2, as: \(typeCase.metatype))
+                    ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                        .setInitialValue(initialValue, at: 2, as: \(typeCase.metatype))
                     _value = _StrataNoStorage()
                 }
                 get {

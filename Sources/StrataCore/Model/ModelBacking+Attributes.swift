@@ -43,10 +43,16 @@ package enum JSONValueCoding {
 extension ModelBacking {
     @inlinable @inline(__always)
     func storeInitial(_ value: StoredValue, at ordinal: Int) {
-        if values.count <= ordinal {
-            values.append(contentsOf: repeatElement(.null, count: ordinal - values.count + 1))
-        }
+        if values.count <= ordinal { makeRoom(for: ordinal) }
         values[ordinal] = value
+    }
+
+    /// Grows `values` to every property of the model at once (one allocation
+    /// per new object, not one per initial value).
+    @usableFromInline func makeRoom(for ordinal: Int) {
+        let count = Swift.max(ordinal + 1, modelType.schemaProperties.count)
+        values.reserveCapacity(count)
+        values.append(contentsOf: repeatElement(.null, count: count - values.count))
     }
 
     @inlinable

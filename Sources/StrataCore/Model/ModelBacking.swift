@@ -119,6 +119,18 @@ public final class ModelBacking {
         self.committed = []
     }
 
+    /// The backing in `slot`, created there first when the slot is empty.
+    ///
+    /// `@Model` keeps an object's backing in an optional that starts empty, so
+    /// that objects made for fetched rows (`init(backing:)`) create none to
+    /// throw away; a new object creates its own with its first initial value.
+    public static func resolve(_ slot: inout ModelBacking?, for modelType: any PersistentModel.Type) -> ModelBacking {
+        if let backing = slot { return backing }
+        let backing = ModelBacking(for: modelType)
+        slot = backing
+        return backing
+    }
+
     /// Storage for a stored row, loaded now (`values` given) or later (a fault).
     package convenience init(
         entity: EntityDescription, objectID: ObjectID, coordinator: any ObjectGraphCoordinator,
