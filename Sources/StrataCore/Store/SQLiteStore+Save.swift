@@ -213,7 +213,21 @@ extension SQLiteStore {
     private func deleteRows(
         of entityIndex: Int, _ deletes: ArraySlice<RowDelete>, checked: Bool, into result: inout SaveResult, in db: Database
     ) throws {
-        let entity = schema.entities[entityIndex]
+        if try !emptyTable(of: entityIndex, ifDeleting: deletes, checked: checked, in: db) {
+            try deleteInChunks(of: entityIndex, deletes, checked: checked, in: db)
+        }
+        let entityName = schema.entities[entityIndex].name
+        for row in deletes {
+            result.changes.deleted.append(ChangeSet.Row(
+                objectID: ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: row.primaryKey),
+                entityIndex: entityIndex, ordinals: [], values: [], version: 0))
+        }
+    }
+
+    /// `DELETE … WHERE pk IN (…) RETURNING pk, _version` by chunks of keys.
+    private func deleteInChunks(
+        of entityIndex: Int, _ deletes: ArraySlice<RowDelete>, checked: Bool, in db: Database
+    ) throws {
         let table = layout.entities[entityIndex].table
         var statement: (count: Int, statement: RawStatement)?
         var chunkStart = deletes.startIndex
@@ -241,12 +255,42 @@ extension SQLiteStore {
             if !checked, mismatch || (deleted != chunk.count && chunk.contains { $0.expectedVersion != nil }) {
                 throw VersionMismatch()
             }
-            for row in chunk {
-                result.changes.deleted.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: row.primaryKey),
-                    entityIndex: entityIndex, ordinals: [], values: [], version: 0))
-            }
         }
+    }
+
+    /// Saves that delete at least this many rows of one entity check whether
+    /// they delete the whole table.
+    static let wholeTableDeleteMinimum = 1_000
+
+    /// Empties the entity's table with one `DELETE` when `deletes` (sorted by
+    /// primary key) are exactly the rows it holds, at the versions they expect.
+    ///
+    /// Without a `WHERE` clause SQLite drops the table's pages instead of
+    /// visiting each row (for tables no foreign key involves; others still go
+    /// row by row, with their foreign-key actions). Returns false, having
+    /// changed nothing, when the table holds other rows or misses some.
+    private func emptyTable(
+        of entityIndex: Int, ifDeleting deletes: ArraySlice<RowDelete>, checked: Bool, in db: Database
+    ) throws -> Bool {
+        guard deletes.count >= Self.wholeTableDeleteMinimum else { return false }
+        let table = layout.entities[entityIndex].table
+        let count = try integers("SELECT count(*) FROM \(table)", [], in: db).first ?? 0
+        guard count == deletes.count else { return false }
+        // Same count, so the tables match when every stored key is one of ours.
+        let rows = RawStatement(
+            try db.cachedStatement(sql: "SELECT pk, \(StoreLayout.versionColumn) FROM \(table) ORDER BY pk"), in: db)
+        rows.reset()
+        defer { rows.reset() }
+        var next = deletes.startIndex
+        while try rows.step() {
+            guard next < deletes.endIndex, deletes[next].primaryKey == rows.int64(at: 0) else { return false }
+            if !checked, let expected = deletes[next].expectedVersion, expected != rows.int64(at: 1) {
+                throw VersionMismatch()
+            }
+            next += 1
+        }
+        try db.cachedStatement(sql: "DELETE FROM \(table)").execute()
+        return true
     }
 
     /// The expected version of a row of a chunk sorted by primary key.
