@@ -108,7 +108,7 @@ extension ManagedObjectContext {
                 || (member.persistentBacking.changedOrdinals.contains(inverse) && ObjectGraph.toOne(of: member, at: inverse) !== owner)
         }
         var present = Set(members.map { ObjectIdentifier($0) })
-        for candidate in insertedByKey.sorted(by: { $0.key < $1.key }).map(\.value) + Array(changedObjects.values)
+        for candidate in insertedByKey.sorted(by: { $0.key < $1.key }).map(\.value) + changedList.objects
         where candidate.persistentBacking.entity === destination && !present.contains(ObjectIdentifier(candidate)) {
             guard candidate.persistentBacking.state != .deleted, ObjectGraph.toOne(of: candidate, at: inverse) === owner else { continue }
             members.append(candidate)
@@ -187,7 +187,7 @@ extension ManagedObjectContext {
             backing.committed = backing.values
             backing.changedOrdinals.removeAll()
         }
-        changedObjects.removeAll()
+        changedList.removeAll()
         for object in pending.deleted {
             let backing = object.persistentBacking
             if let pk = backing.objectID.primaryKey { registry[backing.entity!.index][pk] = nil }
@@ -195,7 +195,7 @@ extension ManagedObjectContext {
             backing.state = .invalidated
             backing.relations = []
         }
-        deletedObjectsByID.removeAll()
+        deletedList.removeAll()
         pending.notifyDidSave()
     }
 }

@@ -92,8 +92,8 @@ extension ManagedObjectContext {
     /// Whether this context has unsaved changes that a fetch of the entity must see.
     func hasPendingChanges(entityIndex: Int) -> Bool {
         if insertedByKey.values.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
-        if deletedObjectsByID.values.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
-        return changedObjects.values.contains { object in
+        if deletedList.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
+        return changedList.contains { object in
             object.persistentBacking.entity?.index == entityIndex && !object.persistentBacking.changedOrdinals.isEmpty
         }
     }
@@ -297,7 +297,7 @@ extension ManagedObjectContext {
             return backing.state == .deleted || backing.state == .invalidated || !backing.changedOrdinals.isEmpty
         }
         var candidates: [T] = insertedObjects.compactMap { $0 as? T }
-        candidates += changedObjects.values.compactMap { object in
+        candidates += changedList.objects.compactMap { object in
             guard let typed = object as? T, typed.persistentBacking.state == .registered,
                   !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
             return typed

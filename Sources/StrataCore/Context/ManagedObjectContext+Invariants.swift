@@ -22,7 +22,7 @@ extension ManagedObjectContext {
                 if backing.state != .registered && backing.state != .deleted {
                     problems.append("identity map: \(backing.objectID) is registered in state \(backing.state)")
                 }
-                if backing.state == .deleted, deletedObjectsByID[ObjectIdentifier(object)] == nil {
+                if backing.state == .deleted, !deletedList.contains(object) {
                     problems.append("change set: \(backing.objectID) is deleted but not in deletedObjects")
                 }
             }
@@ -33,10 +33,11 @@ extension ManagedObjectContext {
                 problems.append("change set: inserted object \(backing.objectID) has state \(backing.state)")
             }
         }
-        for object in deletedObjectsByID.values where object.persistentBacking.state != .deleted {
+        problems += changedList.positionProblems() + deletedList.positionProblems()
+        for object in deletedList.objects where object.persistentBacking.state != .deleted {
             problems.append("change set: \(object.objectID) is in deletedObjects with state \(object.persistentBacking.state)")
         }
-        for object in changedObjects.values where object.persistentBacking.coordinator !== self {
+        for object in changedList.objects where object.persistentBacking.coordinator !== self {
             problems.append("change set: updated object \(object.objectID) belongs to another context")
         }
         for object in registeredObjects where object.persistentBacking.state != .deleted {

@@ -49,8 +49,8 @@ extension ManagedObjectContext {
                 invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: entity.columnOrdinals, values: [], old: old)
             }
             registry[row.entityIndex][pk] = nil
-            changedObjects[ObjectIdentifier(object)] = nil
-            deletedObjectsByID[ObjectIdentifier(object)] = nil
+            changedList.remove(object)
+            deletedList.remove(object)
             backing.state = .invalidated
             backing.relations = []
             removeFromLoadedRelationships(object)

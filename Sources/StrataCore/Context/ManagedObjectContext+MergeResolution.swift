@@ -25,7 +25,7 @@ extension ManagedObjectContext {
                 backing.version = stored.version
                 return
             }
-            deletedObjectsByID[ObjectIdentifier(object)] = nil
+            deletedList.remove(object)
             backing.state = .registered
             rollBack(object, to: stored)
             return
@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         unloadInverseSlots(of: object, keys: backing.values)
         unloadInverseSlots(of: object, keys: stored.values)
-        changedObjects[ObjectIdentifier(object)] = nil
+        changedList.remove(object)
         backing.load(values: stored.values, version: stored.version)
     }
 

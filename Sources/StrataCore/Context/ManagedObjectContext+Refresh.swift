@@ -6,16 +6,16 @@ extension ManagedObjectContext {
             object.persistentBacking.relations = []
         }
         insertedByKey.removeAll()
-        for object in deletedObjectsByID.values {
+        for object in deletedList.objects {
             object.persistentBacking.state = .registered
         }
-        deletedObjectsByID.removeAll()
-        for object in changedObjects.values {
+        deletedList.removeAll()
+        for object in changedList.objects {
             let backing = object.persistentBacking
             backing.values = backing.committed
             backing.changedOrdinals.removeAll()
         }
-        changedObjects.removeAll()
+        changedList.removeAll()
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
             for object in entityObjects.values { object.persistentBacking.relations = [] }
@@ -30,8 +30,8 @@ extension ManagedObjectContext {
         for object in insertedByKey.values { invalidate(object) }
         registry = Array(repeating: [:], count: schema.entities.count)
         insertedByKey.removeAll()
-        changedObjects.removeAll()
-        deletedObjectsByID.removeAll()
+        changedList.removeAll()
+        deletedList.removeAll()
         resetCount &+= 1
         _ = inbox.drain()
     }
@@ -51,7 +51,7 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         guard backing.coordinator === self, backing.state == .registered || backing.state == .deleted else { return }
         if !mergeChanges {
-            changedObjects[ObjectIdentifier(object)] = nil
+            changedList.remove(object)
             if backing.state == .registered { backing.turnIntoFault() }
             return
         }

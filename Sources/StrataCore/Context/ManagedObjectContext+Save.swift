@@ -57,16 +57,14 @@ extension ManagedObjectContext {
         for (object, version) in zip(updatedWithColumns, result.updatedVersions) {
             object.persistentBacking.version = version
         }
-        changedObjects.removeAll()
-        changeOrder.removeAll()
+        changedList.removeAll()
         for object in pending.deleted {
             let backing = object.persistentBacking
             registry[backing.entity!.index][backing.objectID.primaryKey!] = nil
             backing.state = .invalidated
             backing.relations = []
         }
-        deletedObjectsByID.removeAll()
-        deletionOrder.removeAll()
+        deletedList.removeAll()
     }
 
     /// The saved values become the committed ones.

@@ -43,15 +43,14 @@ public final class ManagedObjectContext {
     var registry: [[Int64: any PersistentModel]]
     /// Inserted objects, by temporary key.
     var insertedByKey: [UInt64: any PersistentModel] = [:]
-    /// Registered objects with unsaved property changes.
-    var changedObjects: [ObjectIdentifier: any PersistentModel] = [:]
-    /// Deleted registered objects, deletion not saved yet.
-    var deletedObjectsByID: [ObjectIdentifier: any PersistentModel] = [:]
-    /// The three collections above in the order objects joined them, so a save
-    /// needs no sort or hash-order walk (see ``ChangeOrder``).
-    var insertionOrder = ChangeOrder<UInt64>()
-    var changeOrder = ChangeOrder<ObjectIdentifier>()
-    var deletionOrder = ChangeOrder<ObjectIdentifier>()
+    /// The inserted objects in the order they were inserted, so a save needs
+    /// no sort (see ``ChangeOrder``).
+    var insertionOrder = ChangeOrder()
+    /// Registered objects changed since they were saved or fetched, in the
+    /// order of their first change (some may have changed back).
+    var changedList = ObjectList(.changed)
+    /// Deleted registered objects, deletion not saved yet, in deletion order.
+    var deletedList = ObjectList(.deleted)
     /// Counts objects joining the collections above, so a save can tell whether
     /// its validation hooks changed what it saves.
     var changeEpoch = 0
@@ -102,7 +101,7 @@ public final class ManagedObjectContext {
             break
         case .deleted where backing.coordinator === self:
             // Inserting a deleted object takes the deletion back.
-            deletedObjectsByID[ObjectIdentifier(object)] = nil
+            deletedList.remove(object)
             backing.state = .registered
             return
         default:
@@ -140,9 +139,8 @@ public final class ManagedObjectContext {
             backing.willAccess()
             object.prepareForDeletion()
             backing.state = .deleted
-            changedObjects[ObjectIdentifier(object)] = nil
-            deletedObjectsByID[ObjectIdentifier(object)] = object
-            deletionOrder.append(ObjectIdentifier(object), object, liveCount: deletedObjectsByID.count)
+            changedList.remove(object)
+            deletedList.insert(object)
             changeEpoch &+= 1
             applyDeleteRules(to: object)
         default:
@@ -179,7 +177,7 @@ public final class ManagedObjectContext {
 
     /// Whether there are unsaved inserts, changes or deletions.
     public var hasChanges: Bool {
-        !insertedByKey.isEmpty || !deletedObjectsByID.isEmpty || changedObjects.values.contains { $0.isUpdated }
+        !insertedByKey.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated }
     }
 
     /// Objects inserted since the last save.
@@ -192,16 +190,12 @@ public final class ManagedObjectContext {
 
     /// Saved objects with unsaved changes, in the order they were first changed.
     public var updatedObjects: [any PersistentModel] {
-        if let objects = changeOrder.objects(liveCount: changedObjects.count) { return objects.filter { $0.isUpdated } }
-        changeOrder.rebuild(changedObjects.map { ($0.key, $0.value) }, isSorted: false)
-        return changedObjects.values.filter { $0.isUpdated }
+        changedList.objects.filter { $0.isUpdated }
     }
 
     /// Objects deleted since the last save, in the order they were deleted.
     public var deletedObjects: [any PersistentModel] {
-        if let objects = deletionOrder.objects(liveCount: deletedObjectsByID.count) { return objects }
-        deletionOrder.rebuild(deletedObjectsByID.map { ($0.key, $0.value) }, isSorted: false)
-        return Array(deletedObjectsByID.values)
+        deletedList.objects
     }
 
     /// Every object the context manages.
@@ -329,11 +323,9 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
         noteChanged(object)
     }
 
-    /// Adds an object to ``changedObjects`` (and its order).
+    /// Adds an object to ``changedList``.
     func noteChanged(_ object: any PersistentModel) {
-        let id = ObjectIdentifier(object)
-        guard changedObjects.updateValue(object, forKey: id) == nil else { return }
-        changeOrder.append(id, object, liveCount: changedObjects.count)
+        guard changedList.insert(object) else { return }
         changeEpoch &+= 1
     }
 
@@ -352,21 +344,20 @@ extension PersistentModel {
 @available(*, unavailable, message: "A context belongs to one isolation domain; pass ObjectIDs between domains")
 extension ManagedObjectContext: Sendable {}
 
-/// The order in which objects joined one of a context's change collections
-/// (`insertedByKey`, `changedObjects`, `deletedObjectsByID`), beside that
-/// dictionary.
+/// The order in which objects joined ``ManagedObjectContext/insertedByKey``,
+/// beside that dictionary.
 ///
-/// Only the context's insert, change and delete paths add to the dictionaries,
-/// and each appends here; removals elsewhere leave stale entries. So while the
-/// list and the dictionary have the same count, the list holds exactly the
-/// dictionary's entries (every key is appended when added, and a key appended
-/// twice would make the list longer). Otherwise the caller rebuilds it.
-struct ChangeOrder<Key: Comparable> {
-    private(set) var entries: [(key: Key, object: any PersistentModel)] = []
-    /// Keys ascend (for inserted objects: their order by temporary key).
+/// Only the context's insert path adds to the dictionary, and it appends here;
+/// removals elsewhere leave stale entries. So while the list and the
+/// dictionary have the same count, the list holds exactly the dictionary's
+/// entries (every key is appended when added, and a key appended twice would
+/// make the list longer). Otherwise the caller rebuilds it.
+struct ChangeOrder {
+    private(set) var entries: [(key: UInt64, object: any PersistentModel)] = []
+    /// Keys ascend: the objects are in their order of insertion.
     private(set) var isSorted = true
 
-    mutating func append(_ key: Key, _ object: any PersistentModel, liveCount: Int) {
+    mutating func append(_ key: UInt64, _ object: any PersistentModel, liveCount: Int) {
         if let last = entries.last, last.key > key { isSorted = false }
         // Stale entries (objects removed from the dictionary) are dropped at the
         // next rebuild; keep them from piling up when no save comes.
@@ -378,14 +369,14 @@ struct ChangeOrder<Key: Comparable> {
         entries.append((key, object))
     }
 
-    /// The objects in order, or nil when the list is out of step (or, for a
-    /// comparable key, not in key order) and must be rebuilt.
+    /// The objects in order, or nil when the list is out of step or out of
+    /// key order and must be rebuilt.
     func objects(liveCount: Int) -> [any PersistentModel]? {
-        guard entries.count == liveCount, isSorted || !Self.needsKeyOrder else { return nil }
+        guard entries.count == liveCount, isSorted else { return nil }
         return entries.map(\.object)
     }
 
-    mutating func rebuild(_ entries: [(Key, any PersistentModel)], isSorted: Bool) {
+    mutating func rebuild(_ entries: [(UInt64, any PersistentModel)], isSorted: Bool) {
         self.entries = entries.map { (key: $0.0, object: $0.1) }
         self.isSorted = isSorted
     }
@@ -394,6 +385,4 @@ struct ChangeOrder<Key: Comparable> {
         entries.removeAll()
         isSorted = true
     }
-
-    private static var needsKeyOrder: Bool { Key.self == UInt64.self }
 }
