@@ -53,18 +53,38 @@ extension ManagedObjectContext {
                 insertionOrder.removeAll()
             }
         }
-        for object in pending.updated { finishSaving(object.persistentBacking) }
-        for (object, version) in zip(updatedWithColumns, result.updatedVersions) {
-            object.persistentBacking.version = version
+        // `updatedWithColumns` is the part of `pending.updated` that wrote
+        // columns, in the same order: one pass sets both.
+        var written = 0
+        for object in pending.updated {
+            let backing = object.persistentBacking
+            finishSaving(backing)
+            if written < updatedWithColumns.count, updatedWithColumns[written] === object {
+                backing.version = result.updatedVersions[written]
+                written += 1
+            }
         }
         changedList.removeAll()
-        for object in pending.deleted {
+        if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted) }
+        deletedList.removeAll()
+    }
+
+    /// Takes saved deletions out of the identity map and invalidates them.
+    private func unregisterDeleted(_ deleted: [any PersistentModel]) {
+        var counts = [Int](repeating: 0, count: registry.count)
+        for object in deleted { counts[object.persistentBacking.entity!.index] += 1 }
+        // Deleting every registered object of an entity empties its map at once
+        // (the deleted objects are registered, each under its own key).
+        for (entityIndex, count) in counts.enumerated() where count > 0 && count == registry[entityIndex].count {
+            registry[entityIndex] = [:]
+        }
+        for object in deleted {
             let backing = object.persistentBacking
-            registry[backing.entity!.index][backing.objectID.primaryKey!] = nil
+            let entityIndex = backing.entity!.index
+            if !registry[entityIndex].isEmpty { registry[entityIndex][backing.objectID.primaryKey!] = nil }
             backing.state = .invalidated
             backing.relations = []
         }
-        deletedList.removeAll()
     }
 
     /// The saved values become the committed ones.

@@ -3,8 +3,10 @@
 /// position in each object's backing, so adding, removing and testing an
 /// object hash nothing.
 ///
-/// Removing an object leaves a hole that iteration skips; the list closes its
-/// holes once they outnumber its members.
+/// An object is a member when the slot its backing names holds that very
+/// object, so positions left behind by removals need no clearing: emptying
+/// the list touches no backing. Removing an object leaves a hole that
+/// iteration skips; the list closes its holes once they outnumber its members.
 ///
 /// ```swift
 /// var deleted = ObjectList(.deleted)
@@ -39,7 +41,7 @@ struct ObjectList {
     }
 
     func contains(_ object: any PersistentModel) -> Bool {
-        position(in: object.persistentBacking) >= 0
+        slot(of: object, backing: object.persistentBacking) != nil
     }
 
     func contains(where predicate: (any PersistentModel) throws -> Bool) rethrows -> Bool {
@@ -51,7 +53,7 @@ struct ObjectList {
     @discardableResult
     mutating func insert(_ object: any PersistentModel) -> Bool {
         let backing = object.persistentBacking
-        guard position(in: backing) < 0 else { return false }
+        guard slot(of: object, backing: backing) == nil else { return false }
         setPosition(slots.count, in: backing)
         slots.append(object)
         count += 1
@@ -60,10 +62,7 @@ struct ObjectList {
 
     /// Removes an object if it is a member.
     mutating func remove(_ object: any PersistentModel) {
-        let backing = object.persistentBacking
-        let position = position(in: backing)
-        guard position >= 0 else { return }
-        setPosition(-1, in: backing)
+        guard let position = slot(of: object, backing: object.persistentBacking) else { return }
         slots[position] = nil
         count -= 1
         if slots.count > 2 * count + 64 { closeHoles() }
@@ -71,7 +70,6 @@ struct ObjectList {
 
     /// Removes every member.
     mutating func removeAll() {
-        for case let object? in slots { setPosition(-1, in: object.persistentBacking) }
         slots.removeAll()
         count = 0
     }
@@ -97,6 +95,13 @@ struct ObjectList {
             }
         }
         return problems
+    }
+
+    /// The slot holding `object`, if it is a member.
+    private func slot(of object: any PersistentModel, backing: ModelBacking) -> Int? {
+        let position = position(in: backing)
+        guard position >= 0, position < slots.count, let member = slots[position], member === object else { return nil }
+        return position
     }
 
     private func position(in backing: ModelBacking) -> Int {

@@ -108,8 +108,8 @@ public final class ModelBacking {
     package var needsInverseSync = false
     /// For faults from a `fetchBatchSize` fetch: the keys that load together.
     package var faultBatch: FaultBatch?
-    /// Where the object is in its context's changed and deleted lists (-1:
-    /// not a member); see `ObjectList`.
+    /// Where the object was last put in its context's changed and deleted
+    /// lists (-1: never); see `ObjectList`.
     package var changedPosition: Int32 = -1
     package var deletedPosition: Int32 = -1
 
