@@ -28,7 +28,7 @@ extension ManagedObjectContext {
             let token = contextToken
             var loaded = ContiguousArray<any PersistentModel>()
             loaded.reserveCapacity(offsetByMissingKey.count)
-            registry[entityIndex].reserveCapacity(registry[entityIndex].count + offsetByMissingKey.count)
+            registry[entityIndex].reserveCapacity(offsetByMissingKey.count)
             try store.fetchRows(entityIndex: entityIndex, primaryKeys: offsetByMissingKey.keys) { row in
                 let pk = row.primaryKey
                 guard let offset = offsetByMissingKey[pk] else { return }
@@ -65,14 +65,10 @@ extension ManagedObjectContext {
     /// Objects that are changed, deleted, related to a loaded object, or held by
     /// the app stay registered, so identity and unsaved changes are never lost.
     func releaseUnreferencedObjects(entityIndex: Int, keys: some Sequence<Int64>) {
-        // Worked on as a local, uniquely referenced map, so removing an entry
-        // moves its reference out instead of copying the map.
-        var registered = registry[entityIndex]
-        registry[entityIndex] = [:]
-        defer { registry[entityIndex] = registered }
+        let registered = registry[entityIndex]
         let modelType = schema.entities[entityIndex].modelType
         for key in keys {
-            modelType.releaseIfUnreferenced(key, from: &registered)
+            modelType.releaseIfUnreferenced(key, from: registered)
         }
     }
 }
@@ -83,7 +79,7 @@ extension PersistentModel {
     ///
     /// Typed as `Self` so the uniqueness check sees a native reference (an
     /// `AnyObject` check can report false for a unique object).
-    static func releaseIfUnreferenced(_ key: Int64, from registered: inout [Int64: any PersistentModel]) {
+    static func releaseIfUnreferenced(_ key: Int64, from registered: IdentityMap) {
         guard let object = registered.removeValue(forKey: key) else { return }
         let backing = object.persistentBacking
         var typed = unsafeDowncast(consume object as AnyObject, to: Self.self)

@@ -122,7 +122,7 @@ extension ManagedObjectContext {
         if batchSize > 0 {
             let keys = try store.fetchIntegers(sql: query.keysSQL(limited: limited), arguments: query.arguments(limited: limited))
             objects.reserve(keys.count)
-            registry[entityIndex].reserveCapacity(registry[entityIndex].count + keys.count)
+            registry[entityIndex].reserveCapacity(keys.count)
             let batches = FaultBatch.make(keys: keys, size: batchSize)
             for (offset, pk) in keys.enumerated() {
                 let object = registerRow(entity: entity, primaryKey: pk, values: nil, version: 0)
@@ -145,17 +145,11 @@ extension ManagedObjectContext {
         // other object gets `awakeFromFetch()` once the read is over.
         var alreadyLoaded = ContiguousArray<Int>()
         do {
-            // The entity's map is taken out of `registry` while the rows are read
-            // (lookups and insertions on a local, uniquely referenced dictionary)
-            // and put back, with the new objects, before any lifecycle hook runs.
-            var registered = registry[entityIndex]
-            registry[entityIndex] = [:]
-            defer { registry[entityIndex] = registered }
+            let registered = registry[entityIndex]
             if limited, let limit = query.limit, limit >= 0 {
-                registered.reserveCapacity(registered.count + min(limit, 4096))
+                registered.reserveCapacity(min(limit, 4096))
             }
-            // A context with none of the entity's objects yet skips the lookup:
-            // one hash per row, the insertion.
+            // A context with none of the entity's objects yet skips the lookup.
             let lookUp = !registered.isEmpty
             try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
                                 arguments: query.arguments(limited: limited)) { row in
@@ -180,7 +174,7 @@ extension ManagedObjectContext {
                 objects.append(object)
             }
         }
-        // Lifecycle hooks run after the read, with the registry in place.
+        // Lifecycle hooks run after the read: they may touch other objects.
         var skip = alreadyLoaded.makeIterator()
         var nextSkip = skip.next()
         for position in 0..<objects.count {
@@ -193,7 +187,7 @@ extension ManagedObjectContext {
     }
 
     /// Loads the named relationships of the fetched objects now, rather than on first use.
-    func prefetch<T: PersistentModel>(
+    private func prefetch<T: PersistentModel>(
         _ keyPaths: [PartialKeyPath<T>], of objects: [T], entity: EntityDescription
     ) throws {
         let ordinals = try prefetchOrdinals(keyPaths, entity: entity)

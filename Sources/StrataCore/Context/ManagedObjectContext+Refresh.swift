@@ -28,7 +28,7 @@ extension ManagedObjectContext {
             for object in entityObjects.values { invalidate(object) }
         }
         for object in insertedByKey.values { invalidate(object) }
-        registry = Array(repeating: [:], count: schema.entities.count)
+        for registered in registry { registered.removeAll() }
         insertedByKey.removeAll()
         changedList.removeAll()
         deletedList.removeAll()

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
             var counts = [Int](repeating: 0, count: registry.count)
             for object in pending.inserted { counts[object.persistentBacking.entity!.index] += 1 }
             for (entityIndex, count) in counts.enumerated() where count > 0 {
-                registry[entityIndex].reserveCapacity(registry[entityIndex].count + count)
+                registry[entityIndex].reserveCapacity(count)
             }
             permanentIDsByTemporaryKey.reserveCapacity(permanentIDsByTemporaryKey.count + pending.inserted.count)
             let removesAll = insertedByKey.count == pending.inserted.count
@@ -76,7 +76,7 @@ extension ManagedObjectContext {
         // Deleting every registered object of an entity empties its map at once
         // (the deleted objects are registered, each under its own key).
         for (entityIndex, count) in counts.enumerated() where count > 0 && count == registry[entityIndex].count {
-            registry[entityIndex] = [:]
+            registry[entityIndex].removeAll()
         }
         for object in deleted {
             let backing = object.persistentBacking

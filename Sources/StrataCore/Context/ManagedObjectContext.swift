@@ -40,7 +40,7 @@ public final class ManagedObjectContext {
     static let logger = Logger(label: "strata")
 
     /// Registered (saved or fetched) objects, per entity index, by primary key.
-    var registry: [[Int64: any PersistentModel]]
+    var registry: [IdentityMap]
     /// Inserted objects, by temporary key.
     var insertedByKey: [UInt64: any PersistentModel] = [:]
     /// The inserted objects in the order they were inserted, so a save needs
@@ -76,7 +76,7 @@ public final class ManagedObjectContext {
     public init(coordinator: PersistentStoreCoordinator) {
         self.parent = nil
         self.coordinator = coordinator
-        self.registry = Array(repeating: [:], count: coordinator.schema.entities.count)
+        self.registry = coordinator.schema.entities.map { _ in IdentityMap() }
         self.inbox = MergeInbox(owner: ObjectIdentifier(originMarker))
         contextToken.bind(self)
     }

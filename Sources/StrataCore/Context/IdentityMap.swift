@@ -1,0 +1,172 @@
+/// The registered objects of one entity, by primary key: one part of a
+/// context's identity map.
+///
+/// Primary keys come from a per-entity sequence, so the rows of a scan, and
+/// most objects a context holds together, have neighbouring keys. The map keeps
+/// objects in pages of 32 consecutive keys, found through a dictionary with a
+/// one-page cache: registering or finding the rows of a key-ordered scan costs
+/// one dictionary lookup per 32 rows and touches memory in order, where a
+/// dictionary of objects would hash each key to a random place.
+///
+/// ```swift
+/// let books = IdentityMap()
+/// books[42] = book
+/// books[42] === book        // true
+/// books.removeValue(forKey: 42)
+/// ```
+final class IdentityMap: Sequence {
+    private static let pageShift = 5
+    private static let pageSize = Page.slotCount
+
+    private var pages: [Int64: Page] = [:]
+    /// The page used last and its number (`key >> pageShift`); -1 for none.
+    private var cachedNumber: Int64 = -1
+    private var cachedPage: Page?
+    /// The number of registered objects.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    subscript(key: Int64) -> (any PersistentModel)? {
+        get {
+            guard let page = page(containing: key) else { return nil }
+            return page.object(at: Self.slot(of: key))
+        }
+        set {
+            if let newValue {
+                let page = page(containing: key) ?? addPage(containing: key)
+                if page.store(newValue, at: Self.slot(of: key)) { count += 1 }
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// Removes the object for `key` and returns it, moved out without a retain.
+    @discardableResult
+    func removeValue(forKey key: Int64) -> (any PersistentModel)? {
+        guard let page = page(containing: key), let object = page.take(at: Self.slot(of: key)) else { return nil }
+        count -= 1
+        if page.memberCount == 0 { removePage(numbered: key >> Self.pageShift) }
+        return object
+    }
+
+    func removeAll() {
+        pages = [:]
+        cachedNumber = -1
+        cachedPage = nil
+        count = 0
+    }
+
+    /// Makes room for about `additional` more objects with neighbouring keys.
+    func reserveCapacity(_ additional: Int) {
+        pages.reserveCapacity(pages.count + additional / Self.pageSize + 1)
+    }
+
+    /// Every registered object, in no particular order.
+    var values: [any PersistentModel] {
+        var objects: [any PersistentModel] = []
+        objects.reserveCapacity(count)
+        for (_, object) in self { objects.append(object) }
+        return objects
+    }
+
+    func makeIterator() -> AnyIterator<(key: Int64, value: any PersistentModel)> {
+        var pageIterator = pages.makeIterator()
+        var current: (number: Int64, page: Page)?
+        var slot = Self.pageSize
+        return AnyIterator {
+            while true {
+                if let (number, page) = current, slot < Self.pageSize {
+                    defer { slot += 1 }
+                    if let object = page.object(at: slot) {
+                        return ((number << Self.pageShift) | Int64(slot), object)
+                    }
+                    continue
+                }
+                guard let next = pageIterator.next() else { return nil }
+                current = (next.key, next.value)
+                slot = 0
+            }
+        }
+    }
+
+    private static func slot(of key: Int64) -> Int {
+        Int(key & Int64(pageSize - 1))
+    }
+
+    private func page(containing key: Int64) -> Page? {
+        let number = key >> Self.pageShift
+        if number == cachedNumber { return cachedPage }
+        guard let page = pages[number] else { return nil }
+        cachedNumber = number
+        cachedPage = page
+        return page
+    }
+
+    private func addPage(containing key: Int64) -> Page {
+        let number = key >> Self.pageShift
+        let page = Page.make()
+        pages[number] = page
+        cachedNumber = number
+        cachedPage = page
+        return page
+    }
+
+    private func removePage(numbered number: Int64) {
+        pages[number] = nil
+        if number == cachedNumber {
+            cachedNumber = -1
+            cachedPage = nil
+        }
+    }
+}
+
+@available(*, unavailable, message: "An identity map belongs to its context's isolation domain")
+extension IdentityMap: Sendable {}
+
+/// The object slots of 32 consecutive keys (the header counts the occupied
+/// ones), allocated with their page in one block.
+private final class Page: ManagedBuffer<Int, (any PersistentModel)?> {
+    static let slotCount = 32
+
+    static func make() -> Page {
+        let buffer = Page.create(minimumCapacity: slotCount) { _ in 0 }
+        // `create` allocates an instance of the class it is called on.
+        let page = unsafeDowncast(buffer, to: Page.self)
+        page.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
+        return page
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: Self.slotCount) }
+    }
+
+    var memberCount: Int { header }
+
+    func object(at slot: Int) -> (any PersistentModel)? {
+        withUnsafeMutablePointerToElements { $0[slot] }
+    }
+
+    /// Stores an object; true when the slot was empty.
+    func store(_ object: any PersistentModel, at slot: Int) -> Bool {
+        let wasEmpty = withUnsafeMutablePointerToElements { elements in
+            let wasEmpty = elements[slot] == nil
+            elements[slot] = object
+            return wasEmpty
+        }
+        if wasEmpty { header += 1 }
+        return wasEmpty
+    }
+
+    /// Moves the object out of a slot, leaving it empty.
+    func take(at slot: Int) -> (any PersistentModel)? {
+        let object = withUnsafeMutablePointerToElements { elements in
+            let object = (elements + slot).move()
+            (elements + slot).initialize(to: nil)
+            return object
+        }
+        if object != nil { header -= 1 }
+        return object
+    }
+}
