@@ -18,12 +18,14 @@ final class IdentityMap: Sequence {
     private static let pageShift = 5
     private static let pageSize = Page.slotCount
 
-    private var pages: [Int64: Page] = [:]
+    // Touched for every row a fetch registers; only this class accesses them,
+    // never two at once, so they are not checked for exclusivity at run time.
+    @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
     /// The page used last and its number (`key >> pageShift`); -1 for none.
-    private var cachedNumber: Int64 = -1
-    private var cachedPage: Page?
+    @exclusivity(unchecked) private var cachedNumber: Int64 = -1
+    @exclusivity(unchecked) private var cachedPage: Page?
     /// The number of registered objects.
-    private(set) var count = 0
+    @exclusivity(unchecked) private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 

@@ -39,21 +39,26 @@ public final class ManagedObjectContext {
     package var logError: (@Sendable (any Error) -> Void)?
     static let logger = Logger(label: "strata")
 
+    // The identity map and change collections are touched once per object an
+    // insert, change, delete, fetch or save handles. The context never
+    // overlaps two accesses to one of them, so they are not checked for
+    // exclusivity at run time (a runtime call per access otherwise).
+
     /// Registered (saved or fetched) objects, per entity index, by primary key.
-    var registry: [IdentityMap]
+    @exclusivity(unchecked) var registry: [IdentityMap]
     /// Inserted objects, by temporary key.
-    var insertedByKey: [UInt64: any PersistentModel] = [:]
+    @exclusivity(unchecked) var insertedByKey: [UInt64: any PersistentModel] = [:]
     /// The inserted objects in the order they were inserted, so a save needs
     /// no sort (see ``ChangeOrder``).
-    var insertionOrder = ChangeOrder()
+    @exclusivity(unchecked) var insertionOrder = ChangeOrder()
     /// Registered objects changed since they were saved or fetched, in the
     /// order of their first change (some may have changed back).
-    var changedList = ObjectList(.changed)
+    @exclusivity(unchecked) var changedList = ObjectList(.changed)
     /// Deleted registered objects, deletion not saved yet, in deletion order.
-    var deletedList = ObjectList(.deleted)
+    @exclusivity(unchecked) var deletedList = ObjectList(.deleted)
     /// Counts objects joining the collections above, so a save can tell whether
     /// its validation hooks changed what it saves.
-    var changeEpoch = 0
+    @exclusivity(unchecked) var changeEpoch = 0
     /// The context a child context reads from and saves into; nil for contexts
     /// over the store.
     public internal(set) var parent: ManagedObjectContext?
@@ -61,7 +66,7 @@ public final class ManagedObjectContext {
     var registeredByTemporaryKey: [UInt64: any PersistentModel] = [:]
     /// Permanent IDs given at save to objects that had temporary ones, so child
     /// contexts can still find them.
-    var permanentIDsByTemporaryKey: [UInt64: ObjectID] = [:]
+    @exclusivity(unchecked) var permanentIDsByTemporaryKey: [UInt64: ObjectID] = [:]
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()

@@ -78,40 +78,43 @@ package enum RelationSlot {
 /// }
 /// ```
 public final class ModelBacking {
+    // A backing's fields are read and written for every object a fetch, a save
+    // or an accessor touches. Strata never overlaps two accesses to one of them
+    // (no field is passed `inout` while another access to it runs), so they
+    // are not checked for exclusivity at run time, which would cost a runtime
+    // call per access.
     package let modelType: any PersistentModel.Type
-    package var entity: EntityDescription?
-    package var objectID: ObjectID
+    @exclusivity(unchecked) package var entity: EntityDescription?
+    @exclusivity(unchecked) package var objectID: ObjectID
     /// The token of the managing context; nil while new or once invalidated.
-    package var contextToken: ContextToken?
+    @exclusivity(unchecked) package var contextToken: ContextToken?
     /// The managing context, if it still exists.
     package var coordinator: (any ObjectGraphCoordinator)? {
         get { contextToken?.coordinator }
         set { contextToken = newValue?.contextToken }
     }
-    package var state: ObjectState
-    // Every attribute accessor, inlined into the app, reads `isFault` and
-    // `values`: their accesses are not checked for exclusivity at run time
-    // (two calls per read otherwise). Strata never overlaps accesses to them.
+    @exclusivity(unchecked) package var state: ObjectState
+    // Every attribute accessor, inlined into the app, reads `isFault` and `values`.
     @exclusivity(unchecked) @usableFromInline package var isFault: Bool
     /// Current values by ordinal (a to-one relationship holds its foreign key).
     @exclusivity(unchecked) @usableFromInline package var values: ContiguousArray<StoredValue>
     /// Values as last read from or written to the store.
-    package var committed: ContiguousArray<StoredValue>
+    @exclusivity(unchecked) package var committed: ContiguousArray<StoredValue>
     /// The row version last read from or written to the store.
-    package var version: Int64 = 0
+    @exclusivity(unchecked) package var version: Int64 = 0
     /// Ordinals whose values differ from the committed ones (relationships included).
-    package var changedOrdinals = OrdinalSet()
+    @exclusivity(unchecked) package var changedOrdinals = OrdinalSet()
     /// Loaded relationship members, by ordinal; empty until a relationship is used.
-    package var relations: ContiguousArray<RelationSlot> = []
+    @exclusivity(unchecked) package var relations: ContiguousArray<RelationSlot> = []
     /// Relationships were set before the object joined a context; their inverses
     /// are brought up to date on insert.
-    package var needsInverseSync = false
+    @exclusivity(unchecked) package var needsInverseSync = false
     /// For faults from a `fetchBatchSize` fetch: the keys that load together.
-    package var faultBatch: FaultBatch?
+    @exclusivity(unchecked) package var faultBatch: FaultBatch?
     /// Where the object was last put in its context's changed and deleted
     /// lists (-1: never); see `ObjectList`.
-    package var changedPosition: Int32 = -1
-    package var deletedPosition: Int32 = -1
+    @exclusivity(unchecked) package var changedPosition: Int32 = -1
+    @exclusivity(unchecked) package var deletedPosition: Int32 = -1
 
     /// Storage for a new object of a model type.
     public init(for modelType: any PersistentModel.Type) {
