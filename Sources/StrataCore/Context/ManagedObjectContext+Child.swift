@@ -184,7 +184,7 @@ extension ManagedObjectContext {
         }
         for object in pending.inserted + pending.updated {
             let backing = object.persistentBacking
-            backing.committed = backing.values
+            backing.commitValues()
             backing.changedOrdinals.removeAll()
         }
         changedList.removeAll()

@@ -31,9 +31,11 @@ extension ManagedObjectContext {
             let backing = object.persistentBacking
             let entity = schema.entities[row.entityIndex]
             for (ordinal, value) in zip(row.ordinals, row.values) {
-                backing.committed[ordinal] = value
-                guard !backing.changedOrdinals.contains(ordinal) else { continue }
-                backing.values[ordinal] = value
+                guard !backing.changedOrdinals.contains(ordinal) else {
+                    backing.setCommittedValue(value, at: ordinal)
+                    continue
+                }
+                backing.setCurrentAndCommittedValue(value, at: ordinal)
                 if entity.relationship(at: ordinal) != nil, ordinal < backing.relations.count {
                     backing.relations[ordinal] = .unloaded
                 }
@@ -101,9 +103,12 @@ extension ManagedObjectContext {
                 guard !backing.isFault, let entity = backing.entity else { continue }
                 for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil
                     && entity.destinationIndexByOrdinal[ordinal] == vanishedEntity.index
-                    && backing.committed[ordinal] == .integer(vanishedKey) {
-                    backing.committed[ordinal] = .null
-                    if !backing.changedOrdinals.contains(ordinal) { backing.values[ordinal] = .null }
+                    && backing.committedValue(at: ordinal) == .integer(vanishedKey) {
+                    if backing.changedOrdinals.contains(ordinal) {
+                        backing.setCommittedValue(.null, at: ordinal)
+                    } else {
+                        backing.setCurrentAndCommittedValue(.null, at: ordinal)
+                    }
                 }
             }
         }

@@ -85,9 +85,11 @@ extension ManagedObjectContext {
             unloadInverseSlots(of: object, keys: backing.values, only: ordinal)
             backing.ensureRelations(count: ordinal + 1)
             backing.relations[ordinal] = .unloaded
+            backing.keepOriginal(at: ordinal)
             backing.values[ordinal] = value
             unloadInverseSlots(of: object, keys: backing.values, only: ordinal)
         } else {
+            backing.keepOriginal(at: ordinal)
             backing.values[ordinal] = value
         }
     }
@@ -161,8 +163,8 @@ extension ManagedObjectContext {
     /// Takes back a saved object's changes to the properties of a unique key.
     private func revertKey(of object: any PersistentModel, constraint: [Int]) {
         let backing = object.persistentBacking
-        for ordinal in constraint where ordinal < backing.committed.count {
-            setColumn(of: object, at: ordinal, to: backing.committed[ordinal])
+        for ordinal in constraint where ordinal < backing.values.count {
+            setColumn(of: object, at: ordinal, to: backing.committedValue(at: ordinal))
             backing.noteChange(at: ordinal, owner: object)
         }
     }
@@ -191,11 +193,15 @@ extension ManagedObjectContext {
         backing.changedOrdinals.removeAll()
         guard objectWins else {
             backing.values = row.values
+            backing.commitValues()
             return
         }
         for ordinal in entity.columnOrdinals {
             let (value, reference) = PendingSave.columnValue(of: backing, ordinal: ordinal)
-            if reference == nil { backing.values[ordinal] = value }
+            if reference == nil {
+                backing.keepOriginal(at: ordinal)
+                backing.values[ordinal] = value
+            }
             if resolution == .overwrite || reference != nil || value != row.values[ordinal] {
                 backing.changedOrdinals.insert(ordinal)
             }

@@ -12,7 +12,7 @@ extension ManagedObjectContext {
         deletedList.removeAll()
         for object in changedList.objects {
             let backing = object.persistentBacking
-            backing.values = backing.committed
+            backing.revertToCommitted()
             backing.changedOrdinals.removeAll()
         }
         changedList.removeAll()
@@ -59,9 +59,10 @@ extension ManagedObjectContext {
         do {
             guard let row = try currentRow(of: backing, entity: entity) else { return }
             for ordinal in entity.columnOrdinals {
-                backing.committed[ordinal] = row.values[ordinal]
-                if !backing.changedOrdinals.contains(ordinal) {
-                    backing.values[ordinal] = row.values[ordinal]
+                if backing.changedOrdinals.contains(ordinal) {
+                    backing.setCommittedValue(row.values[ordinal], at: ordinal)
+                } else {
+                    backing.setCurrentAndCommittedValue(row.values[ordinal], at: ordinal)
                     if entity.relationship(at: ordinal) != nil, ordinal < backing.relations.count {
                         backing.relations[ordinal] = .unloaded
                     }

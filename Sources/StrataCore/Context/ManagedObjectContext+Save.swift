@@ -90,7 +90,7 @@ extension ManagedObjectContext {
     /// The saved values become the committed ones.
     private func finishSaving(_ backing: ModelBacking) {
         refreshForeignKeys(of: backing)
-        backing.committed = backing.values
+        backing.commitValues()
         backing.changedOrdinals.removeAll()
     }
 

@@ -115,8 +115,7 @@ extension PersistentModel {
             return
         }
         guard backing.values[ordinal] != stored else { return }
-        backing.values[ordinal] = stored
-        backing.noteChange(at: ordinal, owner: self)
+        backing.change(to: stored, at: ordinal, owner: self)
     }
 
     @inlinable

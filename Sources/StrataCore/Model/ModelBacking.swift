@@ -98,8 +98,11 @@ public final class ModelBacking {
     @exclusivity(unchecked) @usableFromInline package var isFault: Bool
     /// Current values by ordinal (a to-one relationship holds its foreign key).
     @exclusivity(unchecked) @usableFromInline package var values: ContiguousArray<StoredValue>
-    /// Values as last read from or written to the store.
-    @exclusivity(unchecked) package var committed: ContiguousArray<StoredValue>
+    /// For each property changed since the object was last read from or
+    /// written to the store, its value from then, in the order of first change.
+    /// Empty for unchanged objects, so reading and saving keep one values array
+    /// and a first change copies nothing (see ``committed``).
+    @exclusivity(unchecked) package var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> = []
     /// The row version last read from or written to the store.
     @exclusivity(unchecked) package var version: Int64 = 0
     /// Ordinals whose values differ from the committed ones (relationships included).
@@ -123,7 +126,6 @@ public final class ModelBacking {
         self.state = .new
         self.isFault = false
         self.values = []
-        self.committed = []
     }
 
     /// The backing in `slot`, created there first when the slot is empty.
@@ -156,15 +158,8 @@ public final class ModelBacking {
         self.objectID = objectID
         self.contextToken = token
         self.state = .registered
-        if let values {
-            self.isFault = false
-            self.values = values
-            self.committed = values
-        } else {
-            self.isFault = true
-            self.values = []
-            self.committed = []
-        }
+        self.isFault = values == nil
+        self.values = values ?? []
         self.version = version
     }
 
@@ -184,7 +179,7 @@ public final class ModelBacking {
     /// Fills a fault (or refreshes an object) with stored values.
     package func load(values newValues: ContiguousArray<StoredValue>, version newVersion: Int64) {
         values = newValues
-        committed = newValues
+        originals = []
         version = newVersion
         isFault = false
         changedOrdinals.removeAll()
@@ -195,7 +190,7 @@ public final class ModelBacking {
     /// Turns the object back into a fault, dropping unsaved changes.
     package func turnIntoFault() {
         values = []
-        committed = []
+        originals = []
         relations = []
         changedOrdinals.removeAll()
         isFault = true
@@ -230,7 +225,7 @@ public final class ModelBacking {
     @usableFromInline package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
         guard state == .registered else { return }
         let wasClean = changedOrdinals.isEmpty
-        if forceChanged || ordinal >= committed.count || committed[ordinal] != values[ordinal] {
+        if forceChanged || ordinal >= values.count || committedValue(at: ordinal) != values[ordinal] {
             changedOrdinals.insert(ordinal)
         } else {
             changedOrdinals.remove(ordinal)

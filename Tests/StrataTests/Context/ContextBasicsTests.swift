@@ -34,6 +34,43 @@ struct ContextBasicsTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func changesTrackTheSavedValuesThroughChangeBackRollbackAndSave(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let id = try stack.container.perform { context throws in
+            let book = Book(title: "Dune", year: 1965, rating: 4.0)
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+        try stack.container.perform { context throws in
+            let book = try context.existingObject(with: id, as: Book.self)
+            book.title = "Dune (1)"
+            book.title = "Dune (2)"
+            book.year = 1966
+            #expect(book.changedValues == ["title": .text("Dune (2)"), "year": .integer(1966)])
+            book.title = "Dune"
+            #expect(book.changedValues == ["year": .integer(1966)], "a property changed back is unchanged")
+            book.year = 1965
+            #expect(!book.isUpdated && !context.hasChanges)
+
+            book.rating = nil
+            book.title = "Children of Dune"
+            context.rollback()
+            #expect(book.title == "Dune" && book.rating == 4.0 && book.year == 1965)
+            #expect(!book.hasChanges)
+
+            book.year = 1970
+            try context.save()
+            book.year = 1965
+            #expect(book.isUpdated, "after a save the saved value is the new one")
+            context.refresh(book, mergeChanges: true)
+            #expect(book.year == 1965 && book.isUpdated)
+            context.rollback()
+            #expect(book.year == 1970)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func eachRowIsOneObjectPerContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
