@@ -195,7 +195,7 @@ public final class ManagedObjectContext {
 
     /// Saved objects with unsaved changes, in the order they were first changed.
     public var updatedObjects: [any PersistentModel] {
-        changedList.objects.filter { $0.isUpdated }
+        changedList.objects { $0.isUpdated }
     }
 
     /// Objects deleted since the last save, in the order they were deleted.

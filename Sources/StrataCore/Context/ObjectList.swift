@@ -34,9 +34,14 @@ struct ObjectList {
 
     /// The members in the order they joined.
     var objects: [any PersistentModel] {
+        objects { _ in true }
+    }
+
+    /// The members that `isIncluded` accepts, in the order they joined.
+    func objects(where isIncluded: (any PersistentModel) -> Bool) -> [any PersistentModel] {
         var members: [any PersistentModel] = []
         members.reserveCapacity(count)
-        for case let object? in slots { members.append(object) }
+        for case let object? in slots where isIncluded(object) { members.append(object) }
         return members
     }
 
