@@ -17,16 +17,19 @@ package struct RowCursor {
     package func decodeValues(_ plan: DecodePlan) -> ContiguousArray<StoredValue> {
         let statement = statement
         if plan.columnsAreOrdinals {
-            // Columns 0..<n are ordinals 0..<n: fill in one pass.
-            return ContiguousArray(unsafeUninitializedCapacity: plan.propertyCount) { buffer, initialized in
-                guard let base = buffer.baseAddress else { return }
-                for column in 0..<plan.propertyCount {
-                    (base + column).initialize(to: statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
-                }
-                initialized = plan.propertyCount
+            // Columns 0..<n are ordinals 0..<n: fill in one pass. (Appending to
+            // a reserved array stays specialised; the uninitialised-capacity
+            // initialiser looks the array's generic metadata up on every call.)
+            var values = ContiguousArray<StoredValue>()
+            values.reserveCapacity(plan.propertyCount)
+            for column in 0..<plan.propertyCount {
+                values.append(statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
             }
+            return values
         }
-        var values = ContiguousArray<StoredValue>(repeating: .null, count: plan.propertyCount)
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(plan.propertyCount)
+        values.append(contentsOf: repeatElement(.null, count: plan.propertyCount))
         for (column, ordinal) in plan.columnOrdinals.enumerated() {
             values[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
         }
