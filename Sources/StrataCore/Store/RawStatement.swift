@@ -1,6 +1,23 @@
 import GRDB
 import GRDBSQLite
 
+extension Database {
+    /// Runs `body` holding the connection's SQLite mutex.
+    ///
+    /// With SQLite in its serialized threading mode (the usual build), every
+    /// API call locks the connection's recursive mutex; holding it across a loop
+    /// of steps, binds and column reads turns each of those into a re-entry by
+    /// the owning thread, with no atomic operation. The connection is this
+    /// thread's anyway while GRDB runs the access, so no one else waits longer.
+    /// Without a mutex (multi-thread mode) this does nothing.
+    func holdingConnectionMutex<T>(_ body: () throws -> T) rethrows -> T {
+        guard let connection = sqliteConnection, let mutex = sqlite3_db_mutex(connection) else { return try body() }
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
+        return try body()
+    }
+}
+
 /// Binding and reading values on a prepared statement with the SQLite C API,
 /// so hot paths pay no per-row allocation or dictionary lookup.
 package struct RawStatement {

@@ -142,8 +142,10 @@ extension SQLiteStore {
         defer { statement.reset() }
         statement.bind(arguments)
         let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
-        while try statement.step() {
-            try body(cursor)
+        try db.holdingConnectionMutex {
+            while try statement.step() {
+                try body(cursor)
+            }
         }
     }
 
@@ -172,8 +174,10 @@ extension SQLiteStore {
                 index += 1
             }
             let cursor = RowCursor(statement: statement, columnCount: entity.columns.count)
-            while try statement.step() {
-                try body(cursor)
+            try db.holdingConnectionMutex {
+                while try statement.step() {
+                    try body(cursor)
+                }
             }
             start = end
         }
@@ -187,7 +191,9 @@ extension SQLiteStore {
         defer { statement.reset() }
         statement.bind(arguments)
         var result: [Int64] = []
-        while try statement.step() { result.append(statement.int64(at: 0)) }
+        try db.holdingConnectionMutex {
+            while try statement.step() { result.append(statement.int64(at: 0)) }
+        }
         return result
     }
 }

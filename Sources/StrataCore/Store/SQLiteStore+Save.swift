@@ -24,9 +24,13 @@ extension SQLiteStore {
         let result: SaveResult
         do {
             do {
-                result = try writer.write { db in try self.write(request, origin: origin, checkFirst: false, in: db) }
+                result = try writer.write { db in
+                    try db.holdingConnectionMutex { try self.write(request, origin: origin, checkFirst: false, in: db) }
+                }
             } catch is VersionMismatch {
-                result = try writer.write { db in try self.write(request, origin: origin, checkFirst: true, in: db) }
+                result = try writer.write { db in
+                    try db.holdingConnectionMutex { try self.write(request, origin: origin, checkFirst: true, in: db) }
+                }
             }
         } catch let abort as ConflictAbort {
             return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: abort.conflicts)
