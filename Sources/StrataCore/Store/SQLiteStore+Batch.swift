@@ -42,11 +42,13 @@ extension SQLiteStore {
         let result: BatchWriteResult
         do {
             result = try writer.write { db in
-                var result = BatchWriteResult(changes: changes)
-                var previous = PreviousValues()
-                try body(db, &result, &previous)
-                result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
-                return result
+                try db.holdingConnectionMutex {
+                    var result = BatchWriteResult(changes: changes)
+                    var previous = PreviousValues()
+                    try body(db, &result, &previous)
+                    result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
+                    return result
+                }
             }
         } catch {
             throw Self.translate(error)
