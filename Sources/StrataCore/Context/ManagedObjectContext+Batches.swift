@@ -4,58 +4,93 @@ import Foundation
 // ``FetchResultsCollection``.
 
 extension ManagedObjectContext {
-    /// The objects for `keys`, in the order of `keys`, loaded with one query per
-    /// chunk of keys.
+    /// The objects for `keys`, in the order of `keys`.
     ///
     /// Loaded registered objects are reused as they are (identity and unsaved
     /// changes kept), registered faults are filled, and rows the context does
     /// not have yet become new registered objects. A key whose row no longer
     /// exists gets a fault, which reports `.objectNotFound` when it fires.
     func objects(forKeys keys: ArraySlice<Int64>, entity: EntityDescription) throws -> ContiguousArray<any PersistentModel> {
-        let entityIndex = entity.index
+        let registered = registry[entity.index]
         var slots = ContiguousArray<(any PersistentModel)?>(repeating: nil, count: keys.count)
-        var offsetByMissingKey: [Int64: Int] = [:]
+        var missing = 0
         for (offset, key) in keys.enumerated() {
-            if let existing = registry[entityIndex][key], !existing.persistentBacking.isFault {
+            if let existing = registered[key], !existing.persistentBacking.isFault {
                 slots[offset] = existing
             } else {
-                offsetByMissingKey[key] = offset
+                missing += 1
             }
         }
-        if !offsetByMissingKey.isEmpty {
-            let store = try coordinator.loadedStore()
-            let plan = store.decodePlan(entityIndex: entityIndex)
-            let token = contextToken
-            var loaded = ContiguousArray<any PersistentModel>()
-            loaded.reserveCapacity(offsetByMissingKey.count)
-            registry[entityIndex].reserveCapacity(offsetByMissingKey.count)
-            try store.fetchRows(entityIndex: entityIndex, primaryKeys: offsetByMissingKey.keys) { row in
-                let pk = row.primaryKey
-                guard let offset = offsetByMissingKey[pk] else { return }
-                let object: any PersistentModel
-                if let existing = registry[entityIndex][pk] {
-                    existing.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
-                    object = existing
-                } else {
-                    let backing = ModelBacking(
-                        entity: entity,
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: pk),
-                        token: token, values: row.decodeValues(plan), version: row.version)
-                    object = entity.modelType.init(backing: backing)
-                    registry[entityIndex][pk] = object
-                }
-                slots[offset] = object
-                loaded.append(object)
-            }
-            // Hooks run once the read is over: they may touch other objects.
-            for object in loaded { object.awakeFromFetch() }
-        }
+        if missing > 0 { try load(into: &slots, keys: keys, entity: entity) }
         var objects = ContiguousArray<any PersistentModel>()
         objects.reserveCapacity(keys.count)
         for (slot, key) in zip(slots, keys) {
             objects.append(slot ?? registerRow(entity: entity, primaryKey: key, values: nil, version: 0))
         }
         return objects
+    }
+
+    /// Reads the rows of the keys whose slot is empty and fills those slots.
+    ///
+    /// Keys that ascend with few gaps (a batch of a fetch in key order) are read
+    /// with one range scan merged with them; others with `pk IN (…)` chunks.
+    private func load(
+        into slots: inout ContiguousArray<(any PersistentModel)?>, keys: ArraySlice<Int64>, entity: EntityDescription
+    ) throws {
+        let entityIndex = entity.index
+        let registered = registry[entityIndex]
+        let store = try coordinator.loadedStore()
+        let plan = store.decodePlan(entityIndex: entityIndex)
+        let token = contextToken
+        var loaded = ContiguousArray<any PersistentModel>()
+        registered.reserveCapacity(keys.count)
+        func take(_ row: RowCursor, at offset: Int) {
+            let pk = row.primaryKey
+            let object: any PersistentModel
+            if let existing = registered[pk] {
+                existing.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
+                object = existing
+            } else {
+                let backing = ModelBacking(
+                    entity: entity,
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: pk),
+                    token: token, values: row.decodeValues(plan), version: row.version)
+                object = entity.modelType.init(backing: backing)
+                registered[pk] = object
+            }
+            slots[offset] = object
+            loaded.append(object)
+        }
+        if let range = Self.denseRange(of: keys) {
+            var offset = 0
+            try store.fetchRows(entityIndex: entityIndex, keyRange: range) { row in
+                let pk = row.primaryKey
+                while offset < keys.count, keys[keys.startIndex + offset] < pk { offset += 1 }
+                guard offset < keys.count, keys[keys.startIndex + offset] == pk, slots[offset] == nil else { return }
+                take(row, at: offset)
+            }
+        } else {
+            var offsetByKey: [Int64: Int] = [:]
+            for (offset, key) in keys.enumerated() where slots[offset] == nil { offsetByKey[key] = offset }
+            try store.fetchRows(entityIndex: entityIndex, primaryKeys: offsetByKey.keys) { row in
+                guard let offset = offsetByKey[row.primaryKey] else { return }
+                take(row, at: offset)
+            }
+        }
+        // Hooks run once the read is over: they may touch other objects.
+        for object in loaded { object.awakeFromFetch() }
+    }
+
+    /// The span of `keys` when they ascend and the span is less than twice
+    /// their number (a range scan then reads few rows it does not need).
+    private static func denseRange(of keys: ArraySlice<Int64>) -> ClosedRange<Int64>? {
+        guard var previous = keys.first, let last = keys.last else { return nil }
+        for key in keys.dropFirst() {
+            guard key > previous else { return nil }
+            previous = key
+        }
+        let first = keys.first!
+        return last - first < 2 * Int64(keys.count) ? first...last : nil
     }
 
     /// Lets go of the registered objects for `keys` that nothing outside the

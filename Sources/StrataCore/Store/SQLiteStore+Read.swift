@@ -122,6 +122,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Runs `body` for each stored row of an entity whose primary key is in
+    /// `keyRange`, in key order, on a reader connection.
+    package func fetchRows(
+        entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (RowCursor) throws -> Void
+    ) throws(StrataError) {
+        try fetchRows(
+            entityIndex: entityIndex, sql: layout.entities[entityIndex].selectByKeyRangeSQL,
+            arguments: [.integer(keyRange.lowerBound), .integer(keyRange.upperBound)], body)
+    }
+
     /// How ``RowCursor/decodeValues(_:)`` lays out an entity's rows; make it once per query.
     package func decodePlan(entityIndex: Int) -> DecodePlan {
         DecodePlan(entity: schema.entities[entityIndex])

@@ -16,6 +16,8 @@ package struct StoreLayout: Sendable {
         package let insertSQL: String
         package let deleteSQL: String
         package let selectByKeySQL: String
+        /// `… WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk`.
+        package let selectByKeyRangeSQL: String
 
         /// `SELECT … WHERE t0.pk IN (?, …)` for `count` keys.
         package func selectByKeysSQL(count: Int) -> String {
@@ -38,7 +40,8 @@ package struct StoreLayout: Sendable {
                 table: table, columns: columns, selectList: selectList,
                 insertSQL: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))",
                 deleteSQL: "DELETE FROM \(table) WHERE pk = ?",
-                selectByKeySQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk = ?")
+                selectByKeySQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk = ?",
+                selectByKeyRangeSQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk")
         }
         self.entities = entities
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))

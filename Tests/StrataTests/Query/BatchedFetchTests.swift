@@ -108,4 +108,34 @@ struct BatchedFetchTests {
             #expect(Array(results).isEmpty)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func batchesInKeyOrderSkipTheRowsBetweenTheirKeysThatDoNotMatch(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context in
+            for year in 0..<40 { context.insert(Book(title: "b\(year)", year: year)) }
+        }
+        try stack.container.perform { context throws in
+            // Few gaps (read as key ranges) and many (read by key), in key order.
+            let requests = [
+                FetchRequest<Book>(predicate: #Predicate { $0.year != 5 && $0.year != 6 && $0.year != 31 }),
+                FetchRequest<Book>(predicate: #Predicate { $0.year < 3 || $0.year > 36 }),
+            ]
+            for request in requests {
+                let whole = try context.fetch(request).map(\.title)
+                let batched = try context.fetch(request, batchSize: 6).map(\.title)
+                #expect(batched == whole)
+            }
+            // A row deleted in the store after the keys were read is skipped by
+            // the range read and becomes a fault; the others load.
+            let results = try context.fetch(FetchRequest<Book>(), batchSize: 10)
+            try stack.container.perform { other in
+                let gone = try other.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 3 }))
+                other.delete(gone[0])
+            }
+            #expect(results[0].title == "b0")
+            #expect(results[4].title == "b4")
+            #expect(results[3].isFault)
+        }
+    }
 }
