@@ -17,12 +17,14 @@
 final class IdentityMap: Sequence {
     private static let pageShift = 5
     private static let pageSize = Page.slotCount
+    /// No key maps to this page number (keys are 64-bit, shifted right by 5).
+    private static let noPage = Int64.min
 
     // Touched for every row a fetch registers; only this class accesses them,
     // never two at once, so they are not checked for exclusivity at run time.
     @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
-    /// The page used last and its number (`key >> pageShift`); -1 for none.
-    @exclusivity(unchecked) private var cachedNumber: Int64 = -1
+    /// The page used last and its number (`key >> pageShift`); `noPage` for none.
+    @exclusivity(unchecked) private var cachedNumber: Int64 = IdentityMap.noPage
     @exclusivity(unchecked) private var cachedPage: Page?
     /// The number of registered objects.
     @exclusivity(unchecked) private(set) var count = 0
@@ -55,7 +57,7 @@ final class IdentityMap: Sequence {
 
     func removeAll() {
         pages = [:]
-        cachedNumber = -1
+        cachedNumber = Self.noPage
         cachedPage = nil
         count = 0
     }
@@ -118,7 +120,7 @@ final class IdentityMap: Sequence {
     private func removePage(numbered number: Int64) {
         pages[number] = nil
         if number == cachedNumber {
-            cachedNumber = -1
+            cachedNumber = Self.noPage
             cachedPage = nil
         }
     }

@@ -7,7 +7,11 @@ extension ManagedObjectContext {
         }
         insertedByKey.removeAll()
         for object in deletedList.objects {
-            object.persistentBacking.state = .registered
+            let backing = object.persistentBacking
+            backing.state = .registered
+            // Changes made before the deletion go too.
+            backing.revertToCommitted()
+            backing.changedOrdinals.removeAll()
         }
         deletedList.removeAll()
         for object in changedList.objects {

@@ -105,9 +105,11 @@ public final class ManagedObjectContext {
         case .new:
             break
         case .deleted where backing.coordinator === self:
-            // Inserting a deleted object takes the deletion back.
+            // Inserting a deleted object takes the deletion back; changes made
+            // before the deletion are unsaved changes again.
             deletedList.remove(object)
             backing.state = .registered
+            if !backing.changedOrdinals.isEmpty { noteChanged(object) }
             return
         default:
             return
@@ -295,11 +297,15 @@ public final class ManagedObjectContext {
         let keys = batch.keys.filter { registry[entity.index][$0]?.persistentBacking.isFault == true }
         guard !keys.isEmpty else { return }
         let plan = store.decodePlan(entityIndex: entity.index)
+        var loaded: [any PersistentModel] = []
         try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
             object.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
-            object.awakeFromFetch()
+            loaded.append(object)
         }
+        // Hooks run once the read is over: one that fires another fault must
+        // not start a read inside this one.
+        for object in loaded { object.awakeFromFetch() }
     }
 
     func report(_ error: any Error) {

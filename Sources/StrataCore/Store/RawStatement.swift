@@ -98,22 +98,38 @@ package struct RawStatement {
         }
     }
 
-    /// The value of a column known to hold `kind` (a `NOT NULL` column of that
-    /// type, which Strata writes only in that storage class), read without
-    /// asking SQLite for its type; `nil` reads whatever the column holds.
+    /// The value of a column that should hold `kind` (a `NOT NULL` column of
+    /// that type, which Strata writes only in that storage class), read without
+    /// asking SQLite for its type first; `nil` reads whatever the column holds.
+    ///
+    /// A value that reads as zero, or text that is absent, is read again by its
+    /// actual type, so a `NULL` or a value of another type written by someone
+    /// else shows as what it is rather than as `0` or `""`.
     @inline(__always)
     func value(at column: Int32, as kind: StoredValue.Kind?) -> StoredValue {
         switch kind {
-        case .integer: .integer(sqlite3_column_int64(handle, column))
-        case .real: .real(sqlite3_column_double(handle, column))
-        case .text: .text(text(at: column))
-        case .blob, nil: value(at: column)
+        case .integer:
+            let integer = sqlite3_column_int64(handle, column)
+            return integer != 0 ? .integer(integer) : value(at: column)
+        case .real:
+            let real = sqlite3_column_double(handle, column)
+            return real != 0 ? .real(real) : value(at: column)
+        case .text:
+            guard let text = optionalText(at: column) else { return .null }
+            return .text(text)
+        case .blob, nil:
+            return value(at: column)
         }
     }
 
     private func text(at column: Int32) -> String {
+        optionalText(at: column) ?? ""
+    }
+
+    /// The column as text; nil for `NULL`.
+    private func optionalText(at column: Int32) -> String? {
         // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }

@@ -71,6 +71,36 @@ struct ContextBasicsTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func changesMadeBeforeADeletionComeBackWithTheObjectOrGoWithARollback(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let id = try stack.container.perform { context throws in
+            let book = Book(title: "Dune", year: 1965)
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+        try stack.container.perform { context throws in
+            let book = try context.existingObject(with: id, as: Book.self)
+            book.year = 1966
+            context.delete(book)
+            context.insert(book)
+            #expect(book.isUpdated && context.updatedObjects.count == 1, "the undeleted object keeps its change")
+            book.title = "Dune!"
+            try context.save()
+            book.year = 2000
+            context.delete(book)
+            context.rollback()
+            #expect(book.year == 1966 && !book.hasChanges && !context.hasChanges)
+            #expect(context.objectGraphProblems().isEmpty)
+        }
+        let saved = try stack.container.perform { context throws in
+            let book = try context.existingObject(with: id, as: Book.self)
+            return "\(book.title) \(book.year)"
+        }
+        #expect(saved == "Dune! 1966")
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func eachRowIsOneObjectPerContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
