@@ -110,26 +110,28 @@ package struct RawStatement {
         switch kind {
         case .integer:
             let integer = sqlite3_column_int64(handle, column)
-            return integer != 0 ? .integer(integer) : value(at: column)
+            return integer != 0 ? .integer(integer) : valueOfItsType(at: column)
         case .real:
             let real = sqlite3_column_double(handle, column)
-            return real != 0 ? .real(real) : value(at: column)
+            return real != 0 ? .real(real) : valueOfItsType(at: column)
         case .text:
-            guard let text = optionalText(at: column) else { return .null }
-            return .text(text)
+            // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
+            guard let bytes = sqlite3_column_text(handle, column) else { return .null }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
         case .blob, nil:
             return value(at: column)
         }
     }
 
-    private func text(at column: Int32) -> String {
-        optionalText(at: column) ?? ""
+    /// ``value(at:)`` out of line: the rare second look of a typed read.
+    @inline(never)
+    private func valueOfItsType(at column: Int32) -> StoredValue {
+        value(at: column)
     }
 
-    /// The column as text; nil for `NULL`.
-    private func optionalText(at column: Int32) -> String? {
-        // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
-        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+    private func text(at column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
