@@ -41,7 +41,6 @@ extension ManagedObjectContext {
         let registered = registry[entityIndex]
         let store = try coordinator.loadedStore()
         let plan = store.decodePlan(entityIndex: entityIndex)
-        let token = contextToken
         var loaded = ContiguousArray<any PersistentModel>()
         registered.reserveCapacity(keys.count)
         func take(_ row: RowCursor, at offset: Int) {
@@ -51,11 +50,9 @@ extension ManagedObjectContext {
                 existing.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
                 object = existing
             } else {
-                let backing = ModelBacking(
-                    entity: entity,
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: pk),
-                    token: token, values: row.decodeValues(plan), version: row.version)
-                object = entity.modelType.init(backing: backing)
+                object = makeObject(
+                    entity: entity, primaryKey: pk, storeIdentifier: store.identifier,
+                    values: row.decodeValues(plan), version: row.version)
                 registered[pk] = object
             }
             slots[offset] = object
@@ -84,12 +81,12 @@ extension ManagedObjectContext {
     /// The span of `keys` when they ascend and the span is less than twice
     /// their number (a range scan then reads few rows it does not need).
     private static func denseRange(of keys: ArraySlice<Int64>) -> ClosedRange<Int64>? {
-        guard var previous = keys.first, let last = keys.last else { return nil }
+        guard let first = keys.first, let last = keys.last else { return nil }
+        var previous = first
         for key in keys.dropFirst() {
             guard key > previous else { return nil }
             previous = key
         }
-        let first = keys.first!
         return last - first < 2 * Int64(keys.count) ? first...last : nil
     }
 

@@ -136,10 +136,7 @@ extension ManagedObjectContext {
         if limited, let limit = query.limit, limit >= 0 {
             objects.reserve(min(limit, 4096))
         }
-        let token = contextToken
-        let entityName = entity.name
         let storeIdentifier = store.identifier
-        let modelType = entity.modelType
         let plan = store.decodePlan(entityIndex: entityIndex)
         // Positions of objects that were registered and loaded already: every
         // other object gets `awakeFromFetch()` once the read is over.
@@ -164,11 +161,9 @@ extension ManagedObjectContext {
                     objects.append(existing)
                     return
                 }
-                let backing = ModelBacking(
-                    entity: entity,
-                    objectID: ObjectID(entityName: entityName, storeIdentifier: storeIdentifier, primaryKey: pk),
-                    token: token, values: row.decodeValues(plan), version: row.version)
-                let object = modelType.init(backing: backing)
+                let object = makeObject(
+                    entity: entity, primaryKey: pk, storeIdentifier: storeIdentifier,
+                    values: row.decodeValues(plan), version: row.version)
                 // Registered while the new object is still in the cache.
                 registered[pk] = object
                 objects.append(object)

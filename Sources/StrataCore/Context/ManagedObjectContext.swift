@@ -267,12 +267,25 @@ public final class ManagedObjectContext {
             return existing
         }
         let store = try? coordinator.loadedStore()
-        let id = ObjectID(entityName: entity.name, storeIdentifier: store?.identifier ?? "", primaryKey: primaryKey)
-        let backing = ModelBacking(entity: entity, objectID: id, coordinator: self, values: values, version: version)
-        let object = entity.modelType.init(backing: backing)
+        let object = makeObject(
+            entity: entity, primaryKey: primaryKey, storeIdentifier: store?.identifier ?? "", values: values, version: version)
         registry[entity.index][primaryKey] = object
         if values != nil { object.awakeFromFetch() }
         return object
+    }
+
+    /// A new object of this context for a stored row (a fault when `values` is
+    /// nil); the caller registers it.
+    @inline(__always)
+    func makeObject(
+        entity: EntityDescription, primaryKey: Int64, storeIdentifier: String,
+        values: ContiguousArray<StoredValue>?, version: Int64
+    ) -> any PersistentModel {
+        let backing = ModelBacking(
+            entity: entity,
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            token: contextToken, values: values, version: version)
+        return entity.modelType.init(backing: backing)
     }
 
     func fulfill(_ backing: ModelBacking) throws {

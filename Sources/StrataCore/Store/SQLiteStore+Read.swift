@@ -149,8 +149,16 @@ extension SQLiteStore {
     ) throws {
         let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
         statement.reset()
-        defer { statement.reset() }
         statement.bind(arguments)
+        try forEachRow(of: statement, entityIndex: entityIndex, in: db, body)
+    }
+
+    /// Steps a bound statement whose columns start with the entity's select
+    /// list, handing each row to `body`, then resets it.
+    private func forEachRow(
+        of statement: RawStatement, entityIndex: Int, in db: Database, _ body: (RowCursor) throws -> Void
+    ) throws {
+        defer { statement.reset() }
         let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
         try db.holdingConnectionMutex {
             while try statement.step() {
@@ -177,18 +185,12 @@ extension SQLiteStore {
             let chunk = primaryKeys[start..<end]
             let statement = RawStatement(try db.cachedStatement(sql: entity.selectByKeysSQL(count: chunk.count)), in: db)
             statement.reset()
-            defer { statement.reset() }
             var index: Int32 = 1
             for key in chunk {
                 statement.bind(.integer(key), at: index)
                 index += 1
             }
-            let cursor = RowCursor(statement: statement, columnCount: entity.columns.count)
-            try db.holdingConnectionMutex {
-                while try statement.step() {
-                    try body(cursor)
-                }
-            }
+            try forEachRow(of: statement, entityIndex: entityIndex, in: db, body)
             start = end
         }
     }

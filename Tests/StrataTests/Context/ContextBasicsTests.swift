@@ -4,6 +4,16 @@ import Testing
 
 @Suite("Context basics")
 struct ContextBasicsTests {
+    /// Saves `book` in a unit of work and returns its ID.
+    static func savedBook(in stack: TestStack, _ book: @autoclosure @Sendable () -> Book) throws -> ObjectID {
+        try stack.container.perform { context throws in
+            let book = book()
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func insertSaveFetchUpdateAndDelete(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -36,12 +46,7 @@ struct ContextBasicsTests {
     @Test(arguments: StoreKind.allCases)
     func changesTrackTheSavedValuesThroughChangeBackRollbackAndSave(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
-        let id = try stack.container.perform { context throws in
-            let book = Book(title: "Dune", year: 1965, rating: 4.0)
-            context.insert(book)
-            try context.save()
-            return book.objectID
-        }
+        let id = try Self.savedBook(in: stack, Book(title: "Dune", year: 1965, rating: 4.0))
         try stack.container.perform { context throws in
             let book = try context.existingObject(with: id, as: Book.self)
             book.title = "Dune (1)"
@@ -73,12 +78,7 @@ struct ContextBasicsTests {
     @Test(arguments: StoreKind.allCases)
     func changesMadeBeforeADeletionComeBackWithTheObjectOrGoWithARollback(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
-        let id = try stack.container.perform { context throws in
-            let book = Book(title: "Dune", year: 1965)
-            context.insert(book)
-            try context.save()
-            return book.objectID
-        }
+        let id = try Self.savedBook(in: stack, Book(title: "Dune", year: 1965))
         try stack.container.perform { context throws in
             let book = try context.existingObject(with: id, as: Book.self)
             book.year = 1966
