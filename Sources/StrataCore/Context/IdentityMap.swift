@@ -56,10 +56,13 @@ final class IdentityMap: Sequence {
     }
 
     func removeAll() {
+        // The map is empty before the objects go: a `deinit` they run may use it.
+        let released = pages
         pages = [:]
         cachedNumber = Self.noPage
         cachedPage = nil
         count = 0
+        withExtendedLifetime(released) {}
     }
 
     /// Makes room for about `additional` more objects with neighbouring keys.

@@ -47,17 +47,20 @@ extension ManagedObjectContext {
             let pk = row.primaryKey
             let object: any PersistentModel
             if let existing = registered[pk] {
-                existing.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
+                let backing = existing.persistentBacking
+                row.assignValues(to: backing, plan)
+                backing.finishLoading(version: row.version)
                 object = existing
             } else {
-                object = makeObject(
-                    entity: entity, primaryKey: pk, storeIdentifier: store.identifier,
-                    values: row.decodeValues(plan), version: row.version)
+                object = makeObject(entity: entity, storeIdentifier: store.identifier, row: row, plan: plan)
                 registered[pk] = object
             }
             slots[offset] = object
             loaded.append(object)
         }
+        // Hooks run once the read is over (they may touch other objects), and
+        // after a read that failed partway too: what it loaded stays registered.
+        defer { for object in loaded { object.awakeFromFetch() } }
         if let range = Self.denseRange(of: keys) {
             var offset = 0
             try store.fetchRows(entityIndex: entityIndex, keyRange: range) { row in
@@ -74,8 +77,6 @@ extension ManagedObjectContext {
                 take(row, at: offset)
             }
         }
-        // Hooks run once the read is over: they may touch other objects.
-        for object in loaded { object.awakeFromFetch() }
     }
 
     /// The span of `keys` when they ascend and the span is less than twice

@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         }
         let key = id.temporaryKey!
         if let existing = insertedByKey[key] ?? registeredByTemporaryKey[key] { return existing }
-        let backing = ModelBacking(entity: entity, objectID: id, coordinator: self, values: nil, version: 0)
+        let backing = ModelBacking.stored(entity: entity, objectID: id, coordinator: self, values: nil, version: 0)
         let object = entity.modelType.init(backing: backing)
         registeredByTemporaryKey[key] = object
         return object
@@ -120,9 +120,7 @@ extension ManagedObjectContext {
     /// Pushes this child's changes into its parent, as unsaved changes there.
     func saveToParent() throws {
         guard let parent else { return }
-        try validateForSave()
-        let pending = PendingSave(context: self)
-        pending.notifyWillSave()
+        let pending = try prepareForSave()
 
         // The parent's counterpart of each object this save touches.
         var counterparts: [ObjectIdentifier: any PersistentModel] = [:]

@@ -139,8 +139,10 @@ extension ManagedObjectContext {
         let storeIdentifier = store.identifier
         let plan = store.decodePlan(entityIndex: entityIndex)
         // Positions of objects that were registered and loaded already: every
-        // other object gets `awakeFromFetch()` once the read is over.
+        // other object gets `awakeFromFetch()` once the read is over (hooks may
+        // touch other objects), or once it failed partway, for what it loaded.
         var alreadyLoaded = ContiguousArray<Int>()
+        defer { objects.awakeFromFetch(skipping: alreadyLoaded) }
         do {
             let registered = registry[entityIndex]
             if limited, let limit = query.limit, limit >= 0 {
@@ -154,30 +156,19 @@ extension ManagedObjectContext {
                 if lookUp, let existing = registered[pk] {
                     let backing = existing.persistentBacking
                     if backing.isFault {
-                        backing.load(values: row.decodeValues(plan), version: row.version)
+                        row.assignValues(to: backing, plan)
+                        backing.finishLoading(version: row.version)
                     } else {
                         alreadyLoaded.append(objects.count)
                     }
                     objects.append(existing)
                     return
                 }
-                let object = makeObject(
-                    entity: entity, primaryKey: pk, storeIdentifier: storeIdentifier,
-                    values: row.decodeValues(plan), version: row.version)
+                let object = makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row, plan: plan)
                 // Registered while the new object is still in the cache.
                 registered[pk] = object
                 objects.append(object)
             }
-        }
-        // Lifecycle hooks run after the read: they may touch other objects.
-        var skip = alreadyLoaded.makeIterator()
-        var nextSkip = skip.next()
-        for position in 0..<objects.count {
-            if position == nextSkip {
-                nextSkip = skip.next()
-                continue
-            }
-            objects.awakeFromFetch(at: position)
         }
     }
 
@@ -243,8 +234,18 @@ private struct ObjectBuffer {
         count += 1
     }
 
-    func awakeFromFetch(at position: Int) {
-        base![position].awakeFromFetch()
+    /// Calls `awakeFromFetch()` on every object but those at the ascending
+    /// `positions`.
+    func awakeFromFetch(skipping positions: ContiguousArray<Int>) {
+        var skip = positions.makeIterator()
+        var nextSkip = skip.next()
+        for position in 0..<count {
+            if position == nextSkip {
+                nextSkip = skip.next()
+                continue
+            }
+            base![position].awakeFromFetch()
+        }
     }
 
     /// The objects as `[T]`, leaving the buffer empty. Each object is a `T`.

@@ -31,7 +31,7 @@ extension ManagedObjectContext {
             return
         }
         let read = backing.committed
-        let mine = backing.values
+        let mine = ContiguousArray(backing.values)
         let changed = backing.changedOrdinals
         switch resolution {
         case .error:
@@ -71,7 +71,7 @@ extension ManagedObjectContext {
     /// Drops the object's unsaved changes and takes the stored row, in memory.
     private func rollBack(_ object: any PersistentModel, to stored: StoredRow) {
         let backing = object.persistentBacking
-        unloadInverseSlots(of: object, keys: backing.values)
+        unloadInverseSlots(of: object, keys: ContiguousArray(backing.values))
         unloadInverseSlots(of: object, keys: stored.values)
         changedList.remove(object)
         backing.load(values: stored.values, version: stored.version)
@@ -82,12 +82,12 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         guard let entity = backing.entity, backing.values[ordinal] != value else { return }
         if entity.relationship(at: ordinal) != nil {
-            unloadInverseSlots(of: object, keys: backing.values, only: ordinal)
+            unloadInverseSlots(of: object, keys: ContiguousArray(backing.values), only: ordinal)
             backing.ensureRelations(count: ordinal + 1)
             backing.relations[ordinal] = .unloaded
             backing.keepOriginal(at: ordinal)
             backing.values[ordinal] = value
-            unloadInverseSlots(of: object, keys: backing.values, only: ordinal)
+            unloadInverseSlots(of: object, keys: ContiguousArray(backing.values), only: ordinal)
         } else {
             backing.keepOriginal(at: ordinal)
             backing.values[ordinal] = value
@@ -176,7 +176,7 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         guard let entity = backing.entity, let temporary = backing.objectID.temporaryKey else { return }
         let objectWins = resolution.objectWins
-        if !objectWins { unloadInverseSlots(of: object, keys: backing.values) }
+        if !objectWins { unloadInverseSlots(of: object, keys: ContiguousArray(backing.values)) }
         insertedByKey[temporary] = nil
         backing.objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
         permanentIDsByTemporaryKey[temporary] = backing.objectID
@@ -192,7 +192,7 @@ extension ManagedObjectContext {
         }
         backing.changedOrdinals.removeAll()
         guard objectWins else {
-            backing.values = row.values
+            backing.assign(row.values)
             backing.commitValues()
             return
         }

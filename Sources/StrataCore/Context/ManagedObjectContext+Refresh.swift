@@ -91,7 +91,7 @@ extension ManagedObjectContext {
         if parent != nil {
             let source = try parentObject(for: backing.objectID).persistentBacking
             source.willAccess()
-            return (source.values, source.version)
+            return (ContiguousArray(source.values), source.version)
         }
         guard let pk = backing.objectID.primaryKey else { return nil }
         return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk)

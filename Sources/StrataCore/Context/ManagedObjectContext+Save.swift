@@ -11,17 +11,53 @@ extension ManagedObjectContext {
         }
         do {
             let store = try coordinator.loadedStore()
-            let epoch = changeEpoch
-            let validated = try validateForSave()
-            // The validated lists are the save's unless a hook added objects to them.
-            let pending = changeEpoch == epoch ? PendingSave(context: self, objects: validated) : PendingSave(context: self)
-            pending.notifyWillSave()
+            let pending = try prepareForSave()
             let saved = try writeResolvingConflicts(pending, store: store)
             saved.notifyDidSave()
         } catch {
             report(error)
             throw error
         }
+    }
+
+    /// Runs the hooks that come before a save (`willSave`, then validation) and
+    /// captures the objects the save writes, with what the hooks changed.
+    func prepareForSave() throws -> PendingSave {
+        var objects = notifyWillSave()
+        let epoch = changeEpoch
+        try validateForSave(objects)
+        // The lists stay the save's unless a validation hook changed them.
+        if changeEpoch != epoch { objects = changedObjectLists() }
+        return PendingSave(context: self, objects: objects)
+    }
+
+    /// The inserted, updated and deleted objects, in save order.
+    func changedObjectLists() -> ChangedObjects {
+        (insertedObjects, updatedObjects, deletedObjects)
+    }
+
+    /// Calls `willSave()` once on every object the save will write, including
+    /// objects that a `willSave()` brings into the save (by changing, inserting
+    /// or deleting them), and returns the objects to save.
+    private func notifyWillSave() -> ChangedObjects {
+        var objects = changedObjectLists()
+        var epoch = changeEpoch
+        for object in objects.inserted { object.willSave() }
+        for object in objects.updated { object.willSave() }
+        for object in objects.deleted { object.willSave() }
+        guard changeEpoch != epoch else { return objects }
+        // Rare: a hook changed the lists. Call it on the newcomers until none come.
+        var notified = Set<ObjectIdentifier>()
+        for object in objects.inserted + objects.updated + objects.deleted { notified.insert(ObjectIdentifier(object)) }
+        while changeEpoch != epoch {
+            epoch = changeEpoch
+            objects = changedObjectLists()
+            for object in objects.inserted + objects.updated + objects.deleted
+            where notified.insert(ObjectIdentifier(object)).inserted {
+                object.willSave()
+            }
+        }
+        return objects
     }
 
     /// Brings the saved objects in line with the store after the transaction committed.
@@ -104,6 +140,9 @@ extension ManagedObjectContext {
     }
 }
 
+/// The inserted, updated and deleted objects of a context, each list in save order.
+typealias ChangedObjects = (inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel])
+
 /// The objects one save writes, captured before the write.
 struct PendingSave {
     let inserted: [any PersistentModel]
@@ -116,27 +155,16 @@ struct PendingSave {
     let schemaHasRelationships: Bool
 
     init(context: ManagedObjectContext) {
-        self.init(
-            context: context,
-            objects: (context.insertedObjects, context.updatedObjects, context.deletedObjects))
+        self.init(context: context, objects: context.changedObjectLists())
     }
 
-    init(
-        context: ManagedObjectContext,
-        objects: (inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel])
-    ) {
+    init(context: ManagedObjectContext, objects: ChangedObjects) {
         inserted = objects.inserted
         updated = objects.updated
         deleted = objects.deleted
         author = context.transactionAuthor
         contextName = context.name
         schemaHasRelationships = context.schema.entities.contains { !$0.relationshipOrdinals.isEmpty }
-    }
-
-    func notifyWillSave() {
-        for object in inserted { object.willSave() }
-        for object in updated { object.willSave() }
-        for object in deleted { object.willSave() }
     }
 
     func notifyDidSave() {
@@ -158,7 +186,7 @@ struct PendingSave {
             let values: [StoredValue]
             var pending: [PendingReference] = []
             if entity.columnsAreOrdinals, entity.toOneColumnOrdinals.isEmpty {
-                // Values by ordinal are the row: share the backing's storage.
+                // Values by ordinal are the row: one copy of them.
                 values = Array(backing.values)
             } else {
                 var row: [StoredValue] = []

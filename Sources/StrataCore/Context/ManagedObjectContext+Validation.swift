@@ -1,12 +1,9 @@
 extension ManagedObjectContext {
     /// Runs every check of a save before anything is written: the models'
     /// validation hooks and deny rules. All failures are reported together in
-    /// one `.validation` error. Returns the objects it validated.
-    @discardableResult
-    func validateForSave() throws -> (inserted: [any PersistentModel], updated: [any PersistentModel], deleted: [any PersistentModel]) {
-        let inserted = insertedObjects
-        let updated = updatedObjects
-        let deleted = deletedObjects
+    /// one `.validation` error.
+    func validateForSave(_ objects: ChangedObjects) throws {
+        let (inserted, updated, deleted) = objects
         var failures: [StrataError] = []
         var countFailures: [StrataError] = []
         failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
@@ -26,7 +23,7 @@ extension ManagedObjectContext {
                 }
             }
         }
-        guard !failures.isEmpty else { return (inserted, updated, deleted) }
+        guard !failures.isEmpty else { return }
         if failures.count == 1 { throw failures[0] }
         throw StrataError(
             .validation, "\(failures.count) objects failed validation: " + failures.map(\.message).joined(separator: "; "),

@@ -109,6 +109,7 @@ public final class ManagedObjectContext {
             // before the deletion are unsaved changes again.
             deletedList.remove(object)
             backing.state = .registered
+            changeEpoch &+= 1
             if !backing.changedOrdinals.isEmpty { noteChanged(object) }
             return
         default:
@@ -142,6 +143,7 @@ public final class ManagedObjectContext {
             applyDeleteRules(to: object)
             insertedByKey[backing.objectID.temporaryKey!] = nil
             backing.state = .invalidated
+            changeEpoch &+= 1
         case .registered:
             backing.willAccess()
             object.prepareForDeletion()
@@ -281,10 +283,24 @@ public final class ManagedObjectContext {
         entity: EntityDescription, primaryKey: Int64, storeIdentifier: String,
         values: ContiguousArray<StoredValue>?, version: Int64
     ) -> any PersistentModel {
-        let backing = ModelBacking(
+        let backing = ModelBacking.stored(
             entity: entity,
             objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
-            token: contextToken, values: values, version: version)
+            coordinator: self, values: values, version: version)
+        return entity.modelType.init(backing: backing)
+    }
+
+    /// A new object of this context for the row under `row`, its values read
+    /// straight into its storage; the caller registers it.
+    @inline(__always)
+    func makeObject(entity: EntityDescription, storeIdentifier: String, row: RowCursor, plan: DecodePlan) -> any PersistentModel {
+        let backing = ModelBacking.stored(
+            entity: entity,
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey),
+            token: contextToken, isFault: false, version: row.version
+        ) { values, _ in
+            row.initializeValues(values, plan)
+        }
         return entity.modelType.init(backing: backing)
     }
 
@@ -311,14 +327,17 @@ public final class ManagedObjectContext {
         guard !keys.isEmpty else { return }
         let plan = store.decodePlan(entityIndex: entity.index)
         var loaded: [any PersistentModel] = []
+        // Hooks run once the read is over (one that fires another fault must
+        // not start a read inside this one), and after a read that failed
+        // partway too: what it loaded stays registered.
+        defer { for object in loaded { object.awakeFromFetch() } }
         try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
-            object.persistentBacking.load(values: row.decodeValues(plan), version: row.version)
+            let backing = object.persistentBacking
+            row.assignValues(to: backing, plan)
+            backing.finishLoading(version: row.version)
             loaded.append(object)
         }
-        // Hooks run once the read is over: one that fires another fault must
-        // not start a read inside this one.
-        for object in loaded { object.awakeFromFetch() }
     }
 
     func report(_ error: any Error) {
@@ -349,7 +368,9 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
 
     /// Adds an object to ``changedList``.
     func noteChanged(_ object: any PersistentModel) {
-        guard changedList.insert(object) else { return }
+        // Counted even when the object is listed already: it may have been
+        // changed back, and left out of lists captured meanwhile.
+        changedList.insert(object)
         changeEpoch &+= 1
     }
 

@@ -43,16 +43,7 @@ package enum JSONValueCoding {
 extension ModelBacking {
     @inlinable @inline(__always)
     func storeInitial(_ value: StoredValue, at ordinal: Int) {
-        if values.count <= ordinal { makeRoom(for: ordinal) }
-        values[ordinal] = value
-    }
-
-    /// Grows `values` to every property of the model at once (one allocation
-    /// per new object, not one per initial value).
-    @usableFromInline func makeRoom(for ordinal: Int) {
-        let count = Swift.max(ordinal + 1, modelType.schemaProperties.count)
-        values.reserveCapacity(count)
-        values.append(contentsOf: repeatElement(.null, count: count - values.count))
+        values[checked: ordinal] = value
     }
 
     @inlinable
@@ -102,7 +93,7 @@ extension PersistentModel {
         // Read `persistentBacking` again after a fault fires rather than holding
         // it across the call, so the common path retains nothing.
         if persistentBacking.isFault { persistentBacking.fireFault() }
-        return persistentBacking.values[ordinal]
+        return persistentBacking.values[checked: ordinal]
     }
 
     /// Writes a stored value, recording the change when it differs.
@@ -110,11 +101,7 @@ extension PersistentModel {
     package func setStoredValue(_ stored: StoredValue, at ordinal: Int) {
         let backing = persistentBacking
         backing.willAccess()
-        if backing.values.count <= ordinal {
-            backing.storeInitial(stored, at: ordinal)
-            return
-        }
-        guard backing.values[ordinal] != stored else { return }
+        guard backing.values[checked: ordinal] != stored else { return }
         backing.change(to: stored, at: ordinal, owner: self)
     }
 

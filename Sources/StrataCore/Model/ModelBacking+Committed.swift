@@ -1,7 +1,7 @@
 // The values an object had when it was last read from or written to the
 // store. They are kept sparsely: `values` is the whole row as it is now, and
 // `originals` holds the earlier value of each property changed since, so an
-// unchanged object has one array and a first change copies nothing.
+// unchanged object keeps one set of values and a first change copies nothing.
 
 extension ModelBacking {
     /// Values as last read from or written to the store: `values`, with the
@@ -12,8 +12,7 @@ extension ModelBacking {
     /// methods below).
     package var committed: ContiguousArray<StoredValue> {
         get {
-            guard !originals.isEmpty else { return values }
-            var committed = values
+            var committed = ContiguousArray(values)
             for original in originals where original.ordinal < committed.count {
                 committed[original.ordinal] = original.value
             }
@@ -37,7 +36,7 @@ extension ModelBacking {
     /// it changes since the object was read or saved. Objects not saved yet
     /// have no committed values.
     package func keepOriginal(at ordinal: Int) {
-        guard state == .registered || state == .deleted, ordinal < values.count else { return }
+        guard state == .registered || state == .deleted else { return }
         for original in originals where original.ordinal == ordinal { return }
         originals.append((ordinal, values[ordinal]))
     }

@@ -65,6 +65,29 @@ package enum RelationSlot {
     case toMany([any PersistentModel])
 }
 
+/// The fields of a ``ModelBacking`` beside its values (its `ManagedBuffer` header).
+public struct _ModelBackingFields {
+    let modelType: any PersistentModel.Type
+    var entity: EntityDescription?
+    var objectID: ObjectID
+    var contextToken: ContextToken?
+    var state: ObjectState
+    var isFault: Bool
+    let valueCount: Int
+    var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> = []
+    var version: Int64 = 0
+    var changedOrdinals = OrdinalSet()
+    var relations: ContiguousArray<RelationSlot> = []
+    var needsInverseSync = false
+    var faultBatch: FaultBatch?
+    var changedPosition: Int32 = -1
+    var deletedPosition: Int32 = -1
+}
+
+/// Lets `ModelBacking(for:)` return tail-allocated storage: a class derived
+/// from `ManagedBuffer` has no initialisers of its own.
+public protocol _ModelBackingAllocation {}
+
 /// The storage behind a model object's persistent properties.
 ///
 /// Values are kept as ``StoredValue``s indexed by property ordinal, beside the
@@ -77,55 +100,118 @@ package enum RelationSlot {
 ///     set { _$setValue(newValue, at: 0, as: String.self) }
 /// }
 /// ```
-public final class ModelBacking {
-    // A backing's fields are read and written for every object a fetch, a save
-    // or an accessor touches. Strata never overlaps two accesses to one of them
-    // (no field is passed `inout` while another access to it runs), so they
-    // are not checked for exclusivity at run time, which would cost a runtime
-    // call per access.
-    package let modelType: any PersistentModel.Type
-    @exclusivity(unchecked) package var entity: EntityDescription?
-    @exclusivity(unchecked) package var objectID: ObjectID
+///
+/// The values live in the same allocation as the other fields (a
+/// `ManagedBuffer` with one element per property), so an object costs two
+/// allocations, itself and its backing, and reading a value follows one
+/// pointer fewer.
+public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>, _ModelBackingAllocation {
+    // Fields are reached through the header's address, which involves no
+    // run-time exclusivity check. Strata never overlaps two accesses to one of
+    // them (no field is passed `inout` while another access to it runs).
+    @inline(__always) private var fields: UnsafeMutablePointer<_ModelBackingFields> {
+        withUnsafeMutablePointerToHeader { $0 }
+    }
+
+    package var modelType: any PersistentModel.Type { fields.pointee.modelType }
+    package var entity: EntityDescription? {
+        get { fields.pointee.entity }
+        set { fields.pointee.entity = newValue }
+    }
+    package var objectID: ObjectID {
+        get { fields.pointee.objectID }
+        set { fields.pointee.objectID = newValue }
+    }
     /// The token of the managing context; nil while new or once invalidated.
-    @exclusivity(unchecked) package var contextToken: ContextToken?
+    package var contextToken: ContextToken? {
+        get { fields.pointee.contextToken }
+        set { fields.pointee.contextToken = newValue }
+    }
     /// The managing context, if it still exists.
     package var coordinator: (any ObjectGraphCoordinator)? {
         get { contextToken?.coordinator }
         set { contextToken = newValue?.contextToken }
     }
-    @exclusivity(unchecked) package var state: ObjectState
+    package var state: ObjectState {
+        get { fields.pointee.state }
+        set { fields.pointee.state = newValue }
+    }
     // Every attribute accessor, inlined into the app, reads `isFault` and `values`.
-    @exclusivity(unchecked) @usableFromInline package var isFault: Bool
-    /// Current values by ordinal (a to-one relationship holds its foreign key).
-    @exclusivity(unchecked) @usableFromInline package var values: ContiguousArray<StoredValue>
+    @usableFromInline package var isFault: Bool {
+        get { fields.pointee.isFault }
+        set { fields.pointee.isFault = newValue }
+    }
+    /// Current values by ordinal (a to-one relationship holds its foreign key),
+    /// one per property of the model; `.null` while a fault.
+    ///
+    /// A view of the backing's own storage, valid while the backing lives: copy
+    /// it (`ContiguousArray(backing.values)`) to keep the values of a moment.
+    @usableFromInline package var values: UnsafeMutableBufferPointer<StoredValue> {
+        withUnsafeMutablePointers { fields, values in UnsafeMutableBufferPointer(start: values, count: fields.pointee.valueCount) }
+    }
     /// For each property changed since the object was last read from or
     /// written to the store, its value from then, in the order of first change.
-    /// Empty for unchanged objects, so reading and saving keep one values array
-    /// and a first change copies nothing (see ``committed``).
-    @exclusivity(unchecked) package var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> = []
+    /// Empty for unchanged objects, so a first change copies nothing (see ``committed``).
+    package var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> {
+        get { fields.pointee.originals }
+        _modify { yield &fields.pointee.originals }
+    }
     /// The row version last read from or written to the store.
-    @exclusivity(unchecked) package var version: Int64 = 0
+    package var version: Int64 {
+        get { fields.pointee.version }
+        set { fields.pointee.version = newValue }
+    }
     /// Ordinals whose values differ from the committed ones (relationships included).
-    @exclusivity(unchecked) package var changedOrdinals = OrdinalSet()
+    package var changedOrdinals: OrdinalSet {
+        get { fields.pointee.changedOrdinals }
+        _modify { yield &fields.pointee.changedOrdinals }
+    }
     /// Loaded relationship members, by ordinal; empty until a relationship is used.
-    @exclusivity(unchecked) package var relations: ContiguousArray<RelationSlot> = []
+    package var relations: ContiguousArray<RelationSlot> {
+        get { fields.pointee.relations }
+        _modify { yield &fields.pointee.relations }
+    }
     /// Relationships were set before the object joined a context; their inverses
     /// are brought up to date on insert.
-    @exclusivity(unchecked) package var needsInverseSync = false
+    package var needsInverseSync: Bool {
+        get { fields.pointee.needsInverseSync }
+        set { fields.pointee.needsInverseSync = newValue }
+    }
     /// For faults from a `fetchBatchSize` fetch: the keys that load together.
-    @exclusivity(unchecked) package var faultBatch: FaultBatch?
+    package var faultBatch: FaultBatch? {
+        get { fields.pointee.faultBatch }
+        set { fields.pointee.faultBatch = newValue }
+    }
     /// Where the object was last put in its context's changed and deleted
     /// lists (-1: never); see `ObjectList`.
-    @exclusivity(unchecked) package var changedPosition: Int32 = -1
-    @exclusivity(unchecked) package var deletedPosition: Int32 = -1
+    package var changedPosition: Int32 {
+        get { fields.pointee.changedPosition }
+        set { fields.pointee.changedPosition = newValue }
+    }
+    package var deletedPosition: Int32 {
+        get { fields.pointee.deletedPosition }
+        set { fields.pointee.deletedPosition = newValue }
+    }
 
-    /// Storage for a new object of a model type.
-    public init(for modelType: any PersistentModel.Type) {
-        self.modelType = modelType
-        self.objectID = ObjectID(entityName: "", temporaryKey: 0)
-        self.state = .new
-        self.isFault = false
-        self.values = []
+    /// A backing with room for `count` values, which `initializeValues` must
+    /// initialise (all of them).
+    @inline(__always)
+    static func make(
+        _ fields: _ModelBackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
+    ) -> ModelBacking {
+        let buffer = create(minimumCapacity: fields.valueCount) { _ in fields }
+        // `create` makes an instance of the class it is called on.
+        let backing = unsafeDowncast(buffer, to: ModelBacking.self)
+        backing.withUnsafeMutablePointerToElements { initializeValues($0, fields.valueCount) }
+        return backing
+    }
+
+    /// Storage for a new object of a model type: one `.null` per property.
+    static func makeNew(for modelType: any PersistentModel.Type) -> ModelBacking {
+        let fields = _ModelBackingFields(
+            modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
+            isFault: false, valueCount: modelType.schemaProperties.count)
+        return make(fields) { values, count in values.initialize(repeating: .null, count: count) }
     }
 
     /// The backing in `slot`, created there first when the slot is empty.
@@ -135,32 +221,46 @@ public final class ModelBacking {
     /// throw away; a new object creates its own with its first initial value.
     public static func resolve(_ slot: inout ModelBacking?, for modelType: any PersistentModel.Type) -> ModelBacking {
         if let backing = slot { return backing }
-        let backing = ModelBacking(for: modelType)
+        let backing = makeNew(for: modelType)
         slot = backing
         return backing
     }
 
     /// Storage for a stored row, loaded now (`values` given) or later (a fault).
-    package convenience init(
+    package static func stored(
         entity: EntityDescription, objectID: ObjectID, coordinator: any ObjectGraphCoordinator,
         values: ContiguousArray<StoredValue>?, version: Int64
-    ) {
-        self.init(entity: entity, objectID: objectID, token: coordinator.contextToken, values: values, version: version)
+    ) -> ModelBacking {
+        stored(entity: entity, objectID: objectID, token: coordinator.contextToken, isFault: values == nil, version: version) {
+            target, count in
+            guard let values else { return target.initialize(repeating: .null, count: count) }
+            initialize(target, count: count, from: values)
+        }
     }
 
-    /// Storage for a stored row of the context that `token` stands for.
-    package init(
-        entity: EntityDescription, objectID: ObjectID, token: ContextToken,
-        values: ContiguousArray<StoredValue>?, version: Int64
-    ) {
-        self.modelType = entity.modelType
-        self.entity = entity
-        self.objectID = objectID
-        self.contextToken = token
-        self.state = .registered
-        self.isFault = values == nil
-        self.values = values ?? []
-        self.version = version
+    /// Storage for a stored row of the context that `token` stands for, its
+    /// values written in place by `initializeValues`.
+    @inline(__always)
+    package static func stored(
+        entity: EntityDescription, objectID: ObjectID, token: ContextToken, isFault: Bool, version: Int64,
+        initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
+    ) -> ModelBacking {
+        var fields = _ModelBackingFields(
+            modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token, state: .registered,
+            isFault: isFault, valueCount: entity.properties.count)
+        fields.version = version
+        return make(fields, initializeValues: initializeValues)
+    }
+
+    /// Initialises `count` values from `source`, padding with `.null`.
+    private static func initialize(_ target: UnsafeMutablePointer<StoredValue>, count: Int, from source: ContiguousArray<StoredValue>) {
+        let copied = Swift.min(count, source.count)
+        source.withUnsafeBufferPointer { target.initialize(from: $0.baseAddress!, count: copied) }
+        if copied < count { (target + copied).initialize(repeating: .null, count: count - copied) }
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointers { fields, values in values.deinitialize(count: fields.pointee.valueCount) }
     }
 
     /// Makes sure the values are loaded.
@@ -177,8 +277,13 @@ public final class ModelBacking {
     }
 
     /// Fills a fault (or refreshes an object) with stored values.
-    package func load(values newValues: ContiguousArray<StoredValue>, version newVersion: Int64) {
-        values = newValues
+    package func load(values newValues: some Collection<StoredValue>, version newVersion: Int64) {
+        assign(newValues)
+        finishLoading(version: newVersion)
+    }
+
+    /// Marks values just written in place as loaded at `newVersion`.
+    package func finishLoading(version newVersion: Int64) {
         originals = []
         version = newVersion
         isFault = false
@@ -189,7 +294,7 @@ public final class ModelBacking {
 
     /// Turns the object back into a fault, dropping unsaved changes.
     package func turnIntoFault() {
-        values = []
+        values.update(repeating: .null)
         originals = []
         relations = []
         changedOrdinals.removeAll()
@@ -203,9 +308,7 @@ public final class ModelBacking {
         self.coordinator = coordinator
         self.state = .inserted
         let count = entity.properties.count
-        if values.count < count {
-            values.append(contentsOf: repeatElement(.null, count: count - values.count))
-        }
+        precondition(values.count == count, "Strata: \(modelType) lists \(values.count) properties; its entity has \(count)")
         // Entities without relationships never need the relationship slots.
         guard !entity.relationshipOrdinals.isEmpty else { return }
         ensureRelations(count: count)
@@ -215,6 +318,17 @@ public final class ModelBacking {
         }
     }
 
+    /// Replaces every value with those of `newValues` (padded with `.null`).
+    package func assign(_ newValues: some Collection<StoredValue>) {
+        let values = values
+        var index = 0
+        for value in newValues where index < values.count {
+            values[index] = value
+            index += 1
+        }
+        if index < values.count { values[index...].update(repeating: .null) }
+    }
+
     package func ensureRelations(count: Int) {
         if relations.count < count {
             relations.append(contentsOf: repeatElement(.unloaded, count: count - relations.count))
@@ -222,15 +336,18 @@ public final class ModelBacking {
     }
 
     /// Records that a property changed, and tells the context the first time.
+    ///
+    /// A deleted object keeps track too, so its changes are unsaved changes
+    /// again if the deletion is taken back.
     @usableFromInline package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
-        guard state == .registered else { return }
+        guard state == .registered || state == .deleted else { return }
         let wasClean = changedOrdinals.isEmpty
-        if forceChanged || ordinal >= values.count || committedValue(at: ordinal) != values[ordinal] {
+        if forceChanged || committedValue(at: ordinal) != values[ordinal] {
             changedOrdinals.insert(ordinal)
         } else {
             changedOrdinals.remove(ordinal)
         }
-        if wasClean, !changedOrdinals.isEmpty {
+        if wasClean, !changedOrdinals.isEmpty, state == .registered {
             coordinator?.noteUpdated(owner)
         }
     }
@@ -257,8 +374,35 @@ public final class ModelBacking {
     }
 }
 
-@available(*, unavailable, message: "Model objects and their storage belong to one context's isolation domain; pass ObjectIDs instead")
-extension ModelBacking: Sendable {}
+extension _ModelBackingAllocation where Self == ModelBacking {
+    /// Storage for a new object of a model type.
+    ///
+    /// ```swift
+    /// init(label: String) {
+    ///     persistentBacking = ModelBacking(for: Tag.self)
+    ///     self.label = label
+    /// }
+    /// ```
+    public init(for modelType: any PersistentModel.Type) {
+        self = ModelBacking.makeNew(for: modelType)
+    }
+}
+
+extension UnsafeMutableBufferPointer where Element == StoredValue {
+    /// The value at `ordinal`, its range checked in every build: the
+    /// accessors of a hand-written model pass ordinals Strata cannot vouch for.
+    @inlinable @inline(__always)
+    package subscript(checked ordinal: Int) -> StoredValue {
+        get {
+            precondition(UInt(bitPattern: ordinal) < UInt(count), "Strata: no property has ordinal \(ordinal)")
+            return self[ordinal]
+        }
+        nonmutating set {
+            precondition(UInt(bitPattern: ordinal) < UInt(count), "Strata: no property has ordinal \(ordinal)")
+            self[ordinal] = newValue
+        }
+    }
+}
 
 /// Faults from one `fetchBatchSize` fetch that load together.
 package final class FaultBatch {

@@ -103,8 +103,11 @@ package struct RawStatement {
     /// asking SQLite for its type first; `nil` reads whatever the column holds.
     ///
     /// A value that reads as zero, or text that is absent, is read again by its
-    /// actual type, so a `NULL` or a value of another type written by someone
-    /// else shows as what it is rather than as `0` or `""`.
+    /// actual type, so a `NULL`, or a zero or text written by someone else,
+    /// shows as what it is rather than as `0` or `""`. Other foreign values
+    /// read converted: a fractional `REAL` in an integer column reads
+    /// truncated, a `BLOB` in a text column reads as text. Strata itself never
+    /// stores either.
     @inline(__always)
     func value(at column: Int32, as kind: StoredValue.Kind?) -> StoredValue {
         switch kind {

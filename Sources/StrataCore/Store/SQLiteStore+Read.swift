@@ -15,25 +15,43 @@ package struct RowCursor {
 
     /// The row's values indexed by property ordinal, as `plan` lays them out.
     package func decodeValues(_ plan: DecodePlan) -> ContiguousArray<StoredValue> {
+        ContiguousArray(unsafeUninitializedCapacity: plan.propertyCount) { buffer, count in
+            initializeValues(buffer.baseAddress!, plan)
+            count = plan.propertyCount
+        }
+    }
+
+    /// Writes the row's values, indexed by property ordinal, into
+    /// uninitialised memory for `plan.propertyCount` values.
+    package func initializeValues(_ target: UnsafeMutablePointer<StoredValue>, _ plan: DecodePlan) {
         let statement = statement
         if plan.columnsAreOrdinals {
-            // Columns 0..<n are ordinals 0..<n: fill in one pass. (Appending to
-            // a reserved array stays specialised; the uninitialised-capacity
-            // initialiser looks the array's generic metadata up on every call.)
-            var values = ContiguousArray<StoredValue>()
-            values.reserveCapacity(plan.propertyCount)
+            // Columns 0..<n are ordinals 0..<n: fill in one pass.
             for column in 0..<plan.propertyCount {
-                values.append(statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
+                (target + column).initialize(to: statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
             }
-            return values
+            return
         }
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(plan.propertyCount)
-        values.append(contentsOf: repeatElement(.null, count: plan.propertyCount))
+        target.initialize(repeating: .null, count: plan.propertyCount)
+        for (column, ordinal) in plan.columnOrdinals.enumerated() {
+            target[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
+        }
+    }
+
+    /// Replaces the values of `backing` with the row's (a fault being loaded).
+    package func assignValues(to backing: ModelBacking, _ plan: DecodePlan) {
+        let values = backing.values
+        precondition(values.count == plan.propertyCount, "Strata: a stored row does not fit its object")
+        if plan.columnsAreOrdinals {
+            for column in 0..<plan.propertyCount {
+                values[column] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
+            }
+            return
+        }
+        values.update(repeating: .null)
         for (column, ordinal) in plan.columnOrdinals.enumerated() {
             values[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
         }
-        return values
     }
 }
 
