@@ -193,25 +193,29 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         set { fields.pointee.deletedPosition = newValue }
     }
 
-    /// A backing with room for `count` values, which `initializeValues` must
-    /// initialise (all of them).
+    /// A backing with room for `valueCount` values, which `initializeValues`
+    /// must initialise (all of them). The fields are made in place.
     @inline(__always)
     static func make(
-        _ fields: _ModelBackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
+        valueCount: Int, fields: () -> _ModelBackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
     ) -> ModelBacking {
-        let buffer = create(minimumCapacity: fields.valueCount) { _ in fields }
+        let buffer = create(minimumCapacity: valueCount) { _ in fields() }
         // `create` makes an instance of the class it is called on.
         let backing = unsafeDowncast(buffer, to: ModelBacking.self)
-        backing.withUnsafeMutablePointerToElements { initializeValues($0, fields.valueCount) }
+        backing.withUnsafeMutablePointerToElements { initializeValues($0, valueCount) }
         return backing
     }
 
     /// Storage for a new object of a model type: one `.null` per property.
     static func makeNew(for modelType: any PersistentModel.Type) -> ModelBacking {
-        let fields = _ModelBackingFields(
-            modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
-            isFault: false, valueCount: modelType.schemaProperties.count)
-        return make(fields) { values, count in values.initialize(repeating: .null, count: count) }
+        let count = modelType.schemaProperties.count
+        return make(valueCount: count) {
+            _ModelBackingFields(
+                modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
+                isFault: false, valueCount: count)
+        } initializeValues: { values, count in
+            values.initialize(repeating: .null, count: count)
+        }
     }
 
     /// The backing in `slot`, created there first when the slot is empty.
@@ -245,11 +249,15 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         entity: EntityDescription, objectID: ObjectID, token: ContextToken, isFault: Bool, version: Int64,
         initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
     ) -> ModelBacking {
-        var fields = _ModelBackingFields(
-            modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token, state: .registered,
-            isFault: isFault, valueCount: entity.properties.count)
-        fields.version = version
-        return make(fields, initializeValues: initializeValues)
+        let count = entity.properties.count
+        return make(
+            valueCount: count,
+            fields: {
+                _ModelBackingFields(
+                    modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token,
+                    state: .registered, isFault: isFault, valueCount: count, version: version)
+            },
+            initializeValues: initializeValues)
     }
 
     /// Initialises `count` values from `source`, padding with `.null`.
