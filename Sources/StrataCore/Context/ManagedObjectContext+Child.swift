@@ -47,7 +47,12 @@ extension ManagedObjectContext {
 
     /// The permanent ID an object saved with a temporary key now has, looking up the chain.
     func resolvedPermanentID(forTemporaryKey key: UInt64) -> ObjectID? {
-        permanentIDsByTemporaryKey[key] ?? parent?.resolvedPermanentID(forTemporaryKey: key)
+        guard let permanent = permanentKeysByTemporaryKey[key] else {
+            return parent?.resolvedPermanentID(forTemporaryKey: key)
+        }
+        return ObjectID(
+            entityName: schema.entities[permanent.entityIndex].name,
+            storeIdentifier: (try? coordinator.loadedStore())?.identifier ?? "", primaryKey: permanent.primaryKey)
     }
 
     /// Loads a child's fault from the parent's current values.
@@ -175,7 +180,7 @@ extension ManagedObjectContext {
         // The child's baseline is now the parent's state.
         for object in pending.inserted {
             let backing = object.persistentBacking
-            let key = backing.objectID.temporaryKey!
+            let key = backing.temporaryKey!
             insertedByKey[key] = nil
             registeredByTemporaryKey[key] = object
             backing.state = .registered
@@ -188,8 +193,8 @@ extension ManagedObjectContext {
         changedList.removeAll()
         for object in pending.deleted {
             let backing = object.persistentBacking
-            if let pk = backing.objectID.primaryKey { registry[backing.entity!.index][pk] = nil }
-            if let key = backing.objectID.temporaryKey { registeredByTemporaryKey[key] = nil }
+            if let pk = backing.primaryKey { registry[backing.entity!.index][pk] = nil }
+            if let key = backing.temporaryKey { registeredByTemporaryKey[key] = nil }
             backing.state = .invalidated
             backing.relations = []
         }

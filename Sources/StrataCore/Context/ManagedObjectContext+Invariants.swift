@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         for (entityIndex, objects) in registry.enumerated() {
             for (pk, object) in objects {
                 let backing = object.persistentBacking
-                if backing.objectID.primaryKey != pk || backing.entity?.index != entityIndex {
+                if backing.primaryKey != pk || backing.entity?.index != entityIndex {
                     problems.append("identity map: \(backing.objectID) is registered as \(schema.entities[entityIndex].name)/p\(pk)")
                 }
                 if backing.coordinator !== self {
@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         }
         for (key, object) in insertedByKey {
             let backing = object.persistentBacking
-            if backing.state != .inserted || backing.objectID.temporaryKey != key {
+            if backing.state != .inserted || backing.temporaryKey != key {
                 problems.append("change set: inserted object \(backing.objectID) has state \(backing.state)")
             }
         }

@@ -89,7 +89,7 @@ extension ManagedObjectContext {
     /// not, so no registered object points at a row that no longer exists.
     private func removeFromLoadedRelationships(_ object: any PersistentModel) {
         guard let vanishedEntity = object.persistentBacking.entity,
-              let vanishedKey = object.persistentBacking.objectID.primaryKey else { return }
+              let vanishedKey = object.persistentBacking.primaryKey else { return }
         for entityObjects in registry {
             for candidate in entityObjects.values {
                 let backing = candidate.persistentBacking

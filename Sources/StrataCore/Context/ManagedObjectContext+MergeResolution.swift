@@ -174,12 +174,12 @@ extension ManagedObjectContext {
     /// values are written over the row; otherwise it takes the stored values.
     private func adoptRow(_ row: StoredRow, into object: any PersistentModel, resolution: MergeResolution, store: SQLiteStore) {
         let backing = object.persistentBacking
-        guard let entity = backing.entity, let temporary = backing.objectID.temporaryKey else { return }
+        guard let entity = backing.entity, let temporary = backing.temporaryKey else { return }
         let objectWins = resolution.objectWins
         if !objectWins { unloadInverseSlots(of: object, keys: ContiguousArray(backing.values)) }
         insertedByKey[temporary] = nil
         backing.objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
-        permanentIDsByTemporaryKey[temporary] = backing.objectID
+        permanentKeysByTemporaryKey[temporary] = PermanentKey(entityIndex: entity.index, primaryKey: row.primaryKey)
         backing.state = .registered
         backing.committed = row.values
         backing.version = row.version

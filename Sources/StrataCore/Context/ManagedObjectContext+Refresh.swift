@@ -93,7 +93,7 @@ extension ManagedObjectContext {
             source.willAccess()
             return (ContiguousArray(source.values), source.version)
         }
-        guard let pk = backing.objectID.primaryKey else { return nil }
+        guard let pk = backing.primaryKey else { return nil }
         return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk)
     }
 

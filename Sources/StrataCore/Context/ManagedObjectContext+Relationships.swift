@@ -10,7 +10,7 @@ extension ManagedObjectContext {
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         guard inverse >= 0 else { return [] }
         var members: [any PersistentModel] = []
-        if let pk = backing.objectID.primaryKey {
+        if let pk = backing.primaryKey {
             do {
                 let store = try coordinator.loadedStore()
                 if let sql = store.toManyLoadSQL(entityIndex: entity.index, ordinal: ordinal) {

@@ -69,19 +69,19 @@ extension ManagedObjectContext {
             for (entityIndex, count) in counts.enumerated() where count > 0 {
                 registry[entityIndex].reserveCapacity(count)
             }
-            permanentIDsByTemporaryKey.reserveCapacity(permanentIDsByTemporaryKey.count + pending.inserted.count)
+            permanentKeysByTemporaryKey.reserveCapacity(permanentKeysByTemporaryKey.count + pending.inserted.count)
             let removesAll = insertedByKey.count == pending.inserted.count
             for (position, object) in pending.inserted.enumerated() {
                 let backing = object.persistentBacking
-                let temporary = backing.objectID.temporaryKey!
+                let temporary = backing.temporaryKey!
                 let pk = result.insertedKeys[position]
-                let id = result.changes.inserted[position].objectID
+                let entityIndex = result.changes.inserted[position].entityIndex
                 if !removesAll { insertedByKey[temporary] = nil }
-                permanentIDsByTemporaryKey[temporary] = id
-                backing.objectID = id
+                permanentKeysByTemporaryKey[temporary] = PermanentKey(entityIndex: entityIndex, primaryKey: pk)
+                backing.objectID = result.changes.inserted[position].objectID
                 backing.state = .registered
                 backing.version = 1
-                registry[backing.entity!.index][pk] = object
+                registry[entityIndex][pk] = object
                 finishSaving(backing)
             }
             if removesAll {
@@ -117,7 +117,7 @@ extension ManagedObjectContext {
         for object in deleted {
             let backing = object.persistentBacking
             let entityIndex = backing.entity!.index
-            if !registry[entityIndex].isEmpty { registry[entityIndex][backing.objectID.primaryKey!] = nil }
+            if !registry[entityIndex].isEmpty { registry[entityIndex][backing.primaryKey!] = nil }
             backing.state = .invalidated
             backing.relations = []
         }
@@ -135,9 +135,15 @@ extension ManagedObjectContext {
         guard let entity = backing.entity, !entity.toOneColumnOrdinals.isEmpty else { return }
         for ordinal in entity.toOneColumnOrdinals {
             guard ordinal < backing.relations.count, case .toOne(let target) = backing.relations[ordinal] else { continue }
-            backing.values[ordinal] = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
+            backing.values[ordinal] = target?.persistentBacking.primaryKey.map { .integer($0) } ?? .null
         }
     }
+}
+
+/// The row an object saved with a temporary ID became.
+struct PermanentKey {
+    var entityIndex: Int
+    var primaryKey: Int64
 }
 
 /// The inserted, updated and deleted objects of a context, each list in save order.
@@ -199,7 +205,7 @@ struct PendingSave {
                 values = row
             }
             request.inserts.append(RowInsert(
-                entityIndex: entity.index, temporaryKey: backing.objectID.temporaryKey!,
+                entityIndex: entity.index, temporaryKey: backing.temporaryKey!,
                 values: values, pendingReferences: pending))
         }
         var updatedWithColumns: [any PersistentModel] = []
@@ -229,14 +235,14 @@ struct PendingSave {
             }
             updatedWithColumns.append(object)
             request.updates.append(RowUpdate(
-                entityIndex: entity.index, primaryKey: backing.objectID.primaryKey!,
+                entityIndex: entity.index, primaryKey: backing.primaryKey!,
                 columns: columns, values: values, pendingReferences: pending, expectedVersion: backing.version))
         }
         request.deletes.reserveCapacity(deleted.count)
         for object in deleted {
             let backing = object.persistentBacking
             request.deletes.append(RowDelete(
-                entityIndex: backing.entity!.index, primaryKey: backing.objectID.primaryKey!, expectedVersion: backing.version))
+                entityIndex: backing.entity!.index, primaryKey: backing.primaryKey!, expectedVersion: backing.version))
         }
         addRelationshipWrites(to: &request)
         return (request, updatedWithColumns)

@@ -64,9 +64,10 @@ public final class ManagedObjectContext {
     public internal(set) var parent: ManagedObjectContext?
     /// In a child context: objects the parent inserted and has not saved yet.
     var registeredByTemporaryKey: [UInt64: any PersistentModel] = [:]
-    /// Permanent IDs given at save to objects that had temporary ones, so child
-    /// contexts can still find them.
-    @exclusivity(unchecked) var permanentIDsByTemporaryKey: [UInt64: ObjectID] = [:]
+    /// The rows that objects saved with temporary IDs became (entity and
+    /// primary key, two words with nothing to retain), so child contexts can
+    /// still find them.
+    @exclusivity(unchecked) var permanentKeysByTemporaryKey: [UInt64: PermanentKey] = [:]
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()
@@ -141,7 +142,7 @@ public final class ManagedObjectContext {
         case .inserted:
             object.prepareForDeletion()
             applyDeleteRules(to: object)
-            insertedByKey[backing.objectID.temporaryKey!] = nil
+            insertedByKey[backing.temporaryKey!] = nil
             backing.state = .invalidated
             changeEpoch &+= 1
         case .registered:
@@ -306,7 +307,7 @@ public final class ManagedObjectContext {
 
     func fulfill(_ backing: ModelBacking) throws {
         if parent != nil { return try fulfillFromParent(backing) }
-        guard let entity = backing.entity, let pk = backing.objectID.primaryKey else { return }
+        guard let entity = backing.entity, let pk = backing.primaryKey else { return }
         let store = try coordinator.loadedStore()
         if let batch = backing.faultBatch {
             try fulfill(batch, entity: entity, store: store)

@@ -48,8 +48,8 @@ extension PendingSave {
     static func reference(to object: any PersistentModel) -> RowReference? {
         let backing = object.persistentBacking
         guard backing.state == .registered || backing.state == .inserted else { return nil }
-        if let key = backing.objectID.primaryKey { return .stored(key) }
-        return backing.objectID.temporaryKey.map { .pending($0) }
+        if let key = backing.primaryKey { return .stored(key) }
+        return backing.temporaryKey.map { .pending($0) }
     }
 
     /// One relationship of one object.

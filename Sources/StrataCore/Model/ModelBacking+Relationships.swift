@@ -90,7 +90,7 @@ package enum ObjectGraph {
         backing.willAccess()
         backing.ensureRelations(count: ordinal + 1)
         backing.relations[ordinal] = .toOne(target)
-        let key: StoredValue = target?.persistentBacking.objectID.primaryKey.map { .integer($0) } ?? .null
+        let key: StoredValue = target?.persistentBacking.primaryKey.map { .integer($0) } ?? .null
         backing.keepOriginal(at: ordinal)
         backing.values[ordinal] = key
         let pending = target.map { $0.persistentBacking.objectID.isTemporary } ?? false

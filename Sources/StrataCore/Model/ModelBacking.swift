@@ -122,6 +122,11 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         get { fields.pointee.objectID }
         set { fields.pointee.objectID = newValue }
     }
+    /// The object's primary key once its ID is permanent (``objectID`` without
+    /// copying it).
+    package var primaryKey: Int64? { fields.pointee.objectID.primaryKey }
+    /// The object's temporary key while it has one.
+    package var temporaryKey: UInt64? { fields.pointee.objectID.temporaryKey }
     /// The token of the managing context; nil while new or once invalidated.
     package var contextToken: ContextToken? {
         get { fields.pointee.contextToken }
