@@ -53,6 +53,7 @@ extension ManagedObjectContext {
             registry[row.entityIndex][pk] = nil
             changedList.remove(object)
             deletedList.remove(object)
+            changeEpoch &+= 1
             backing.state = .invalidated
             backing.relations = []
             removeFromLoadedRelationships(object)

@@ -224,6 +224,10 @@ extension ManagedObjectContext {
             }
         }
         redirectReferences(from: object, to: survivor)
+        // A child context may still name the folded object by its temporary ID.
+        if let temporary = backing.temporaryKey, let pk = survivor.persistentBacking.primaryKey {
+            permanentKeysByTemporaryKey[temporary] = PermanentKey(entityIndex: entity.index, primaryKey: pk)
+        }
         deleteObject(object)
     }
 

@@ -20,6 +20,7 @@ extension ManagedObjectContext {
             backing.changedOrdinals.removeAll()
         }
         changedList.removeAll()
+        changeEpoch &+= 1
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
             for object in entityObjects.values { object.persistentBacking.relations = [] }
@@ -36,6 +37,7 @@ extension ManagedObjectContext {
         insertedByKey.removeAll()
         changedList.removeAll()
         deletedList.removeAll()
+        changeEpoch &+= 1
         resetCount &+= 1
         _ = inbox.drain()
     }
@@ -56,6 +58,7 @@ extension ManagedObjectContext {
         guard backing.coordinator === self, backing.state == .registered || backing.state == .deleted else { return }
         if !mergeChanges {
             changedList.remove(object)
+            changeEpoch &+= 1
             if backing.state == .registered { backing.turnIntoFault() }
             return
         }

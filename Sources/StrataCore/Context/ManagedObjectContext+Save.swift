@@ -22,42 +22,44 @@ extension ManagedObjectContext {
 
     /// Runs the hooks that come before a save (`willSave`, then validation) and
     /// captures the objects the save writes, with what the hooks changed.
+    ///
+    /// Each object gets `willSave()` once. When a hook changes which objects
+    /// the save writes (changing, inserting, deleting or undeleting one), the
+    /// newcomers get `willSave()` and every object is validated again, until
+    /// the lists stay the same.
     func prepareForSave() throws -> PendingSave {
-        var objects = notifyWillSave()
-        let epoch = changeEpoch
-        try validateForSave(objects)
-        // The lists stay the save's unless a validation hook changed them.
-        if changeEpoch != epoch { objects = changedObjectLists() }
-        return PendingSave(context: self, objects: objects)
-    }
-
-    /// The inserted, updated and deleted objects, in save order.
-    func changedObjectLists() -> ChangedObjects {
-        (insertedObjects, updatedObjects, deletedObjects)
-    }
-
-    /// Calls `willSave()` once on every object the save will write, including
-    /// objects that a `willSave()` brings into the save (by changing, inserting
-    /// or deleting them), and returns the objects to save.
-    private func notifyWillSave() -> ChangedObjects {
         var objects = changedObjectLists()
         var epoch = changeEpoch
         for object in objects.inserted { object.willSave() }
         for object in objects.updated { object.willSave() }
         for object in objects.deleted { object.willSave() }
-        guard changeEpoch != epoch else { return objects }
-        // Rare: a hook changed the lists. Call it on the newcomers until none come.
-        var notified = Set<ObjectIdentifier>()
-        for object in objects.inserted + objects.updated + objects.deleted { notified.insert(ObjectIdentifier(object)) }
-        while changeEpoch != epoch {
-            epoch = changeEpoch
+        // Built only when a hook changes the lists (rare): who had `willSave()`.
+        var notified: Set<ObjectIdentifier>?
+        for _ in 0...Self.maximumHookRounds {
+            if changeEpoch == epoch {
+                try validateForSave(objects)
+                if changeEpoch == epoch { return PendingSave(context: self, objects: objects) }
+            }
+            var seen = notified ?? Set((objects.inserted + objects.updated + objects.deleted).map(ObjectIdentifier.init))
             objects = changedObjectLists()
+            epoch = changeEpoch
             for object in objects.inserted + objects.updated + objects.deleted
-            where notified.insert(ObjectIdentifier(object)).inserted {
+            where seen.insert(ObjectIdentifier(object)).inserted {
                 object.willSave()
             }
+            notified = seen
         }
-        return objects
+        throw StrataError(
+            .validation,
+            "Save hooks kept changing which objects the save writes after \(Self.maximumHookRounds) rounds; nothing was saved")
+    }
+
+    /// Rounds of save hooks that may bring more objects into one save.
+    static let maximumHookRounds = 100
+
+    /// The inserted, updated and deleted objects, in save order.
+    func changedObjectLists() -> ChangedObjects {
+        (insertedObjects, updatedObjects, deletedObjects)
     }
 
     /// Brings the saved objects in line with the store after the transaction committed.

@@ -299,7 +299,9 @@ public final class ManagedObjectContext {
             entity: entity,
             objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey),
             token: contextToken, isFault: false, version: row.version
-        ) { values, _ in
+        ) { values, count in
+            // The plan and the entity come from the same schema.
+            precondition(count == plan.propertyCount, "Strata: a stored row does not fit its object")
             row.initializeValues(values, plan)
         }
         return entity.modelType.init(backing: backing)

@@ -42,9 +42,10 @@ package enum ObjectGraph {
     package static func toOne(of owner: any PersistentModel, at ordinal: Int) -> (any PersistentModel)? {
         let backing = owner.persistentBacking
         backing.willAccess()
+        let stored = backing.values[checked: ordinal]
         backing.ensureRelations(count: ordinal + 1)
         if case .toOne(let target) = backing.relations[ordinal] { return target }
-        guard case .integer(let pk) = backing.values[ordinal], let entity = backing.entity,
+        guard case .integer(let pk) = stored, let entity = backing.entity,
               let coordinator = backing.coordinator else {
             backing.relations[ordinal] = .toOne(nil)
             return nil
@@ -88,6 +89,7 @@ package enum ObjectGraph {
     package static func assignToOne(of owner: any PersistentModel, at ordinal: Int, to target: (any PersistentModel)?) {
         let backing = owner.persistentBacking
         backing.willAccess()
+        _ = backing.values[checked: ordinal]
         backing.ensureRelations(count: ordinal + 1)
         backing.relations[ordinal] = .toOne(target)
         let key: StoredValue = target?.persistentBacking.primaryKey.map { .integer($0) } ?? .null

@@ -104,7 +104,9 @@ public protocol _ModelBackingAllocation {}
 /// The values live in the same allocation as the other fields (a
 /// `ManagedBuffer` with one element per property), so an object costs two
 /// allocations, itself and its backing, and reading a value follows one
-/// pointer fewer.
+/// pointer fewer. The members `ModelBacking` inherits from `ManagedBuffer`
+/// (`header`, `create`, the `withUnsafe…` methods) are not part of Strata's
+/// API: using them can break the backing.
 public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>, _ModelBackingAllocation {
     // Fields are reached through the header's address, which involves no
     // run-time exclusivity check. Strata never overlaps two accesses to one of

@@ -102,6 +102,35 @@ struct SaveHookChangesTests {
     }
 
     @Test(arguments: StoreKind.allCases)
+    func anObjectAValidationHookInsertsGetsWillSaveAndValidation(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Self.schema)
+        let (context, a, _) = try twoSavedNotes(stack)
+        var validated: [String] = []
+        let late = HookedNote(text: "late")
+        late.onValidate = { validated.append(late.text) }
+        a.text = "a2"
+        a.onValidate = { if late.context == nil { context.insert(late) } }
+        try context.save()
+        #expect(try storedTexts(stack) == ["a2", "b", "late"])
+        #expect(late.willSaveCount == 1)
+        #expect(validated == ["late"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aWillSaveThatRollsBackSavesNothing(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Self.schema)
+        let (context, a, _) = try twoSavedNotes(stack)
+        let extra = HookedNote(text: "extra")
+        context.insert(extra)
+        a.text = "a2"
+        a.onWillSave = { context.rollback() }
+        try context.save()
+        #expect(try storedTexts(stack) == ["a", "b"])
+        #expect(!context.registeredObjects.contains { $0 === extra })
+        #expect(a.text == "a")
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func changesMadeWhileDeletedAreUnsavedChangesOnceUndeleted(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, _, b) = try twoSavedNotes(stack)
