@@ -55,7 +55,7 @@ package struct RowCursor {
     }
 }
 
-/// Where each column of an entity's rows goes in its values array, and how to
+/// Where each column of an entity's rows goes among an object's values, and how to
 /// read it.
 package struct DecodePlan {
     let columnOrdinals: [Int]
