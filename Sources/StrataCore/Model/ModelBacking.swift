@@ -216,13 +216,14 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
     /// Storage for a new object of a model type: one `.null` per property.
     static func makeNew(for modelType: any PersistentModel.Type) -> ModelBacking {
         let count = modelType.schemaProperties.count
-        return make(valueCount: count) {
-            _ModelBackingFields(
-                modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
-                isFault: false, valueCount: count)
-        } initializeValues: { values, count in
-            values.initialize(repeating: .null, count: count)
-        }
+        return make(
+            valueCount: count,
+            fields: {
+                _ModelBackingFields(
+                    modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
+                    isFault: false, valueCount: count)
+            },
+            initializeValues: { values, count in values.initialize(repeating: .null, count: count) })
     }
 
     /// The backing in `slot`, created there first when the slot is empty.
