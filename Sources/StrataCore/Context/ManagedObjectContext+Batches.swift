@@ -47,9 +47,7 @@ extension ManagedObjectContext {
             let pk = row.primaryKey
             let object: any PersistentModel
             if let existing = registered[pk] {
-                let backing = existing.persistentBacking
-                row.assignValues(to: backing, plan)
-                backing.finishLoading(version: row.version)
+                row.load(into: existing.persistentBacking, plan)
                 object = existing
             } else {
                 object = makeObject(entity: entity, storeIdentifier: store.identifier, row: row, plan: plan)

@@ -156,8 +156,7 @@ extension ManagedObjectContext {
                 if lookUp, let existing = registered[pk] {
                     let backing = existing.persistentBacking
                     if backing.isFault {
-                        row.assignValues(to: backing, plan)
-                        backing.finishLoading(version: row.version)
+                        row.load(into: backing, plan)
                     } else {
                         alreadyLoaded.append(objects.count)
                     }

@@ -336,9 +336,7 @@ public final class ManagedObjectContext {
         defer { for object in loaded { object.awakeFromFetch() } }
         try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
-            let backing = object.persistentBacking
-            row.assignValues(to: backing, plan)
-            backing.finishLoading(version: row.version)
+            row.load(into: object.persistentBacking, plan)
             loaded.append(object)
         }
     }

@@ -38,8 +38,14 @@ package struct RowCursor {
         }
     }
 
-    /// Replaces the values of `backing` with the row's (a fault being loaded).
-    package func assignValues(to backing: ModelBacking, _ plan: DecodePlan) {
+    /// Loads the row into `backing` (a fault, or an object being refreshed):
+    /// its values replace the backing's, at the row's version.
+    package func load(into backing: ModelBacking, _ plan: DecodePlan) {
+        assignValues(to: backing, plan)
+        backing.finishLoading(version: version)
+    }
+
+    private func assignValues(to backing: ModelBacking, _ plan: DecodePlan) {
         let values = backing.values
         precondition(values.count == plan.propertyCount, "Strata: a stored row does not fit its object")
         if plan.columnsAreOrdinals {
