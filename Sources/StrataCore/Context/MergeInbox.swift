@@ -10,7 +10,15 @@ package enum MergeItem: Sendable {
 package final class MergeInbox: Sendable {
     package let owner: ObjectIdentifier
     private let pending = Locked<[MergeItem]>([])
-    private let wakeUp = Locked<(@Sendable () -> Void)?>(nil)
+    private let wakeUp = Locked<WakeUp?>(nil)
+
+    /// The wake-up action in a box. A closure stored directly as a `Locked`
+    /// value comes back from each `withLock` read re-wrapped in a thunk, one
+    /// layer deeper every time; a class reference reads back as itself.
+    private final class WakeUp: Sendable {
+        let action: @Sendable () -> Void
+        init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    }
 
     init(owner: ObjectIdentifier) {
         self.owner = owner
@@ -18,7 +26,8 @@ package final class MergeInbox: Sendable {
 
     /// Called after each post, to schedule a prompt drain in the owner's domain.
     package func setWakeUp(_ action: (@Sendable () -> Void)?) {
-        wakeUp.withLock { $0 = action }
+        let box = action.map(WakeUp.init)
+        wakeUp.withLock { $0 = box }
     }
 
     func post(_ changes: ChangeSet) {
@@ -31,7 +40,7 @@ package final class MergeInbox: Sendable {
 
     private func post(_ item: MergeItem) {
         pending.withLock { $0.append(item) }
-        wakeUp.withLock { $0 }?()
+        wakeUp.withLock { $0 }?.action()
     }
 
     func drain() -> [MergeItem] {

@@ -6,6 +6,10 @@ import Synchronization
 /// let counter = Locked(0)
 /// counter.withLock { $0 += 1 }
 /// ```
+///
+/// Keep closures in a class or a struct field, not as the value itself: each
+/// `withLock` writes the value back, and a bare function value is written back
+/// wrapped in one more reabstraction thunk per call.
 package final class Locked<Value: ~Copyable>: Sendable where Value: Sendable {
     private let mutex: Mutex<Value>
 
