@@ -66,6 +66,15 @@ let package = Package(
             dependencies: ["Strata", "StrataTestModels"],
             path: "Tests/StrataTestWriter",
             swiftSettings: strictSettings),
+        // Reliability trials: `swift run strata-reliability quick` (CI) or `full`.
+        .executableTarget(
+            name: "strata-reliability",
+            dependencies: [
+                "Strata", "StrataTestModels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Reliability",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests",
             dependencies: [
