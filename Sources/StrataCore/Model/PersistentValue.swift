@@ -88,13 +88,14 @@ extension String: PersistentValue {
 
 extension Date: PersistentValue {
     @inlinable public static var attributeType: AttributeType { .date }
-    /// Dates are stored as seconds since 1970 (a `REAL`), so SQL comparisons
-    /// and sorting follow time order.
+    /// Dates are stored as seconds since 1 January 2001 (a `REAL`), the number
+    /// a `Date` holds itself, so every date reads back exactly as it was set;
+    /// SQL comparisons and sorting follow time order.
     @inlinable public init?(storedValue: StoredValue) {
         guard let seconds = Double(storedValue: storedValue) else { return nil }
-        self = Date(timeIntervalSince1970: seconds)
+        self = Date(timeIntervalSinceReferenceDate: seconds)
     }
-    @inlinable public var storedValue: StoredValue { .real(timeIntervalSince1970) }
+    @inlinable public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
 }
 
 extension Data: PersistentValue {

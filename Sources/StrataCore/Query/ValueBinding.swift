@@ -5,7 +5,7 @@ import Foundation
 /// stored one.
 ///
 /// - `PersistentValue` types use their `storedValue` (`Bool` → 0/1, `Date` →
-///   seconds since 1970, `UUID` → its string, …); `nil` becomes `.null`.
+///   seconds since 2001, `UUID` → its string, …); `nil` becomes `.null`.
 /// - `RawRepresentable` types whose raw value is a `PersistentValue` use the raw value.
 /// - A model object or an ``ObjectID`` becomes its row's primary key; it throws
 ///   when the object was never saved (no row can match it).
@@ -13,7 +13,7 @@ import Foundation
 ///   for equality only).
 ///
 /// ```swift
-/// try storedValue(forPredicateValue: Date(timeIntervalSince1970: 10))  // .real(10)
+/// try storedValue(forPredicateValue: Date(timeIntervalSinceReferenceDate: 10))  // .real(10)
 /// try storedValue(forPredicateValue: Optional<Int>.none)               // .null
 /// ```
 package func storedValue(forPredicateValue value: Any) throws(StrataError) -> StoredValue {

@@ -92,7 +92,7 @@ extension SQLiteStore {
         let transaction = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertTransactionSQL), in: db)
         transaction.reset()
         transaction.bind([
-            .real(Date().timeIntervalSince1970), changes.author.map(StoredValue.text) ?? .null,
+            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
             changes.contextName.map(StoredValue.text) ?? .null,
             .integer(Int64(ProcessInfo.processInfo.processIdentifier)), .text(originIdentifier.uuidString),
         ])

@@ -56,7 +56,7 @@ extension SQLiteStore {
         return try pruneHistory { db in
             try Int64.fetchOne(
                 db, sql: "SELECT MAX(id) FROM \(HistoryLayout.transactionTable) WHERE timestamp < ?",
-                arguments: [date.timeIntervalSince1970])
+                arguments: [date.timeIntervalSinceReferenceDate])
         }
     }
 
@@ -124,7 +124,7 @@ extension SQLiteStore {
             after = token.transactionNumber
         case .date(let date):
             conditions.append("t.timestamp > ?")
-            arguments.append(.real(date.timeIntervalSince1970))
+            arguments.append(.real(date.timeIntervalSinceReferenceDate))
         }
         arguments.insert(.integer(after), at: 0)
         if let authors = request.authors {
@@ -172,7 +172,7 @@ extension SQLiteStore {
             }
             transactions.append(HistoryTransaction(
                 token: HistoryToken(storeIdentifier: identifier, transactionNumber: statement.int64(at: 0)),
-                timestamp: Date(timeIntervalSince1970: seconds), author: statement.value(at: 2).text,
+                timestamp: Date(timeIntervalSinceReferenceDate: seconds), author: statement.value(at: 2).text,
                 contextName: statement.value(at: 3).text, processID: Int32(truncatingIfNeeded: statement.int64(at: 4)),
                 origin: origin, changes: []))
         }
@@ -215,14 +215,14 @@ extension SQLiteStore {
         }
     }
 
-    private static func placeholders(_ count: Int) -> String {
+    static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
 
 extension StoredValue {
     /// The text of a `.text` value; nil otherwise.
-    fileprivate var text: String? {
+    var text: String? {
         if case .text(let text) = self { return text }
         return nil
     }

@@ -59,7 +59,7 @@ package final class SQLiteStore: Sendable {
                 writer = queue
                 identifier = try queue.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
             case .file(let url):
-                let existing = try Self.inspectExistingFile(at: url, schema: schema)
+                let existing = try Self.inspectExistingFile(at: url, schema: schema, readOnly: readOnly)
                 if existing == nil, readOnly {
                     throw StrataError(.readOnlyStore, "The read-only store \(url.lastPathComponent) does not exist")
                 }
@@ -71,6 +71,7 @@ package final class SQLiteStore: Sendable {
                 writer = pool
                 if let existing {
                     identifier = existing
+                    try upgradeFormatIfNeeded()
                 } else {
                     identifier = try pool.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
                 }
@@ -94,7 +95,7 @@ package final class SQLiteStore: Sendable {
 
     /// Reads an existing file's metadata without changing it. Returns the store
     /// identifier, or nil when there is no store yet (no file, or an empty database).
-    private static func inspectExistingFile(at url: URL, schema: Schema) throws -> String? {
+    private static func inspectExistingFile(at url: URL, schema: Schema, readOnly: Bool) throws -> String? {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
@@ -120,7 +121,7 @@ package final class SQLiteStore: Sendable {
                     "\(url.lastPathComponent) is a SQLite database that Strata did not create; it was left untouched")
             }
             let metadata = try StoreMetadata.read(db)
-            try metadata.check(against: schema, fileName: url.lastPathComponent)
+            try metadata.check(against: schema, fileName: url.lastPathComponent, readOnly: readOnly)
             return metadata.storeIdentifier
         }
     }

@@ -4,8 +4,10 @@ import GRDB
 /// The metadata row set of a store: identity, format and the schema it was written with.
 package struct StoreMetadata: Sendable {
     /// Bumped when Strata changes how it lays out stores. 2: to-many position
-    /// columns and many-to-many join tables.
-    package static let formatVersion = 2
+    /// columns and many-to-many join tables. 3: dates as seconds since 2001.
+    package static let formatVersion = 3
+    /// The oldest format this version opens (and upgrades; see `upgradeFormatIfNeeded`).
+    package static let oldestReadableFormatVersion = 2
 
     package var storeIdentifier: String
     package var formatVersion: Int
@@ -38,14 +40,19 @@ package struct StoreMetadata: Sendable {
     }
 
     /// Throws `.incompatibleStore` listing the differences when the schemas differ.
-    package func check(against current: Schema, fileName: String) throws {
+    package func check(against current: Schema, fileName: String, readOnly: Bool = false) throws {
         guard formatVersion <= Self.formatVersion else {
             throw StrataError(.incompatibleStore, "\(fileName) was written by a newer version of Strata (format \(formatVersion))")
         }
-        guard formatVersion == Self.formatVersion else {
+        guard formatVersion >= Self.oldestReadableFormatVersion else {
             throw StrataError(
                 .incompatibleStore,
                 "\(fileName) was written by an earlier version of Strata (format \(formatVersion)) that did not keep to-many order; it was left untouched")
+        }
+        guard formatVersion == Self.formatVersion || !readOnly else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(fileName) was written by an earlier version of Strata (format \(formatVersion)) and must be opened writable once to be upgraded; it was left untouched")
         }
         guard fingerprint != current.fingerprint else { return }
         let differences = SchemaDifference.between(stored: schema, current: current.summary)

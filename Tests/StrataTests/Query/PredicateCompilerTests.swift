@@ -21,7 +21,7 @@ struct PredicateCompilerTests {
         try expectSQL(#Predicate<PCModel.Book> { $0.year <= 2000 }, #"t0."year" <= ?"#, [.integer(2000)])
         try expectSQL(#Predicate<PCModel.Book> { $0.year < 2000 }, #"t0."year" < ?"#, [.integer(2000)])
         try expectSQL(#Predicate<PCModel.Book> { $0.title < "M" }, #"t0."title" < ?"#, [.text("M")])
-        let date = Date(timeIntervalSince1970: 100)
+        let date = Date(timeIntervalSinceReferenceDate: 100)
         try expectSQL(#Predicate<PCModel.Book> { $0.added > date }, #"t0."added" > ?"#, [.real(100)])
     }
 

@@ -139,7 +139,7 @@ struct PredicateCompilerValueTests {
         #expect(try storedValue(forPredicateValue: true) == .integer(1))
         #expect(try storedValue(forPredicateValue: 2.5) == .real(2.5))
         #expect(try storedValue(forPredicateValue: "Dune") == .text("Dune"))
-        #expect(try storedValue(forPredicateValue: Date(timeIntervalSince1970: 10)) == .real(10))
+        #expect(try storedValue(forPredicateValue: Date(timeIntervalSinceReferenceDate: 10)) == .real(10))
         let uuid = UUID()
         #expect(try storedValue(forPredicateValue: uuid) == .text(uuid.uuidString))
         #expect(try storedValue(forPredicateValue: URL(string: "https://example.com/a")!) == .text("https://example.com/a"))

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// Stores written by an earlier version of Strata that this one still reads,
+/// brought up to the current format once, in one transaction.
+///
+/// Format 2 kept dates as seconds since 1970, which rounds off the last bit of
+/// about half of all dates; format 3 keeps the seconds since 2001 that a
+/// `Date` holds. The upgrade subtracts the offset in every date column, in
+/// history timestamps and in date values recorded in history — the same
+/// subtraction `Date(timeIntervalSince1970:)` performs, so each value reads
+/// back exactly as format 2 read it.
+extension SQLiteStore {
+    /// Seconds from 1970 to 2001.
+    static let referenceDateOffset = Date.timeIntervalBetween1970AndReferenceDate
+
+    /// Upgrades the store in place when its format is older than the current one.
+    /// Runs after the schema check passed, so the stored schema is `schema`.
+    func upgradeFormatIfNeeded() throws {
+        guard !isReadOnly else { return }
+        try writer.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                // Read inside the write lock: another process may have upgraded it first.
+                let metadata = try StoreMetadata.read(db)
+                guard metadata.formatVersion < StoreMetadata.formatVersion else { return .commit }
+                if metadata.formatVersion == 2 { try upgradeDatesFrom1970(db) }
+                var upgraded = metadata
+                upgraded.formatVersion = StoreMetadata.formatVersion
+                try upgraded.write(db)
+                Self.logger.info("Upgraded the store to format \(StoreMetadata.formatVersion)")
+                return .commit
+            }
+        }
+    }
+
+    private func upgradeDatesFrom1970(_ db: Database) throws {
+        let offset = Self.referenceDateOffset
+        var dateNamesByEntity: [String: Set<String>] = [:]
+        for entity in schema.entities {
+            let names = entity.attributes.filter { $0.type == .date }.map(\.name)
+            guard !names.isEmpty else { continue }
+            dateNamesByEntity[entity.name] = Set(names)
+            let assignments = names.map { name in
+                "\(quote(name)) = CASE WHEN typeof(\(quote(name))) IN ('integer', 'real') THEN \(quote(name)) - \(offset) ELSE \(quote(name)) END"
+            }
+            try db.execute(sql: "UPDATE \(quote(entity.name)) SET \(assignments.joined(separator: ", "))")
+        }
+        guard try db.tableExists(HistoryLayout.transactionTable) else { return }
+        try db.execute(sql: "UPDATE \(HistoryLayout.transactionTable) SET timestamp = timestamp - \(offset)")
+        guard !dateNamesByEntity.isEmpty else { return }
+        try upgradeHistoryValues(db, dateNamesByEntity: dateNamesByEntity)
+    }
+
+    /// Date values inside history's JSON columns, rewritten by the history coder.
+    private func upgradeHistoryValues(_ db: Database, dateNamesByEntity: [String: Set<String>]) throws {
+        let coder = HistoryValueCoder()
+        let entities = dateNamesByEntity.keys.sorted()
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, entity, tombstone, old_values, new_values FROM \(HistoryLayout.changeTable)
+                WHERE entity IN (\(Self.placeholders(entities.count)))
+                """,
+            arguments: StatementArguments(entities))
+        for row in rows {
+            let names = dateNamesByEntity[row["entity"] as String] ?? []
+            var changed = false
+            var columns: [DatabaseValueConvertible?] = []
+            for column in ["tombstone", "old_values", "new_values"] {
+                guard let text: String = row[column],
+                      var values = try coder.decode(.text(text)) else {
+                    columns.append(row[column] as String?)
+                    continue
+                }
+                for name in names {
+                    switch values[name] {
+                    case .real(let seconds): values[name] = .real(seconds - Self.referenceDateOffset)
+                    case .integer(let seconds): values[name] = .real(Double(seconds) - Self.referenceDateOffset)
+                    default: continue
+                    }
+                    changed = true
+                }
+                columns.append(coder.encode(values).text)
+            }
+            guard changed else { continue }
+            try db.execute(
+                sql: "UPDATE \(HistoryLayout.changeTable) SET tombstone = ?, old_values = ?, new_values = ? WHERE id = ?",
+                arguments: StatementArguments(columns + [row["id"] as Int64]))
+        }
+    }
+}
