@@ -51,15 +51,32 @@ extension PersistentContainer {
 
     /// A long-lived context owned by an actor; run work with `perform`.
     ///
+    /// Configure it here, as Core Data code does right after creating one;
+    /// inside `perform` the context's properties can change at any time.
+    ///
     /// ```swift
-    /// let importer = container.newBackgroundContext()
+    /// let importer = container.newBackgroundContext(
+    ///     name: "importer", transactionAuthor: "sync", mergePolicy: .mergeByPropertyObjectTrump)
     /// try await importer.perform { context in
     ///     context.insert(Book(title: "Dune", year: 1965))
     ///     try context.save()
     /// }
     /// ```
-    public func newBackgroundContext() -> BackgroundContext {
-        BackgroundContext(container: self)
+    /// - Parameters:
+    ///   - name: the context's ``ManagedObjectContext/name``, for logs and history.
+    ///   - transactionAuthor: recorded as the author of its saves in history.
+    ///   - mergePolicy: how its saves settle conflicts (default `.error`).
+    ///   - automaticallyMergesChangesFromParent: merge other contexts' saves
+    ///     promptly on the context's actor.
+    public func newBackgroundContext(
+        name: String? = "background", transactionAuthor: String? = nil, mergePolicy: MergePolicy = .error,
+        automaticallyMergesChangesFromParent: Bool = false
+    ) -> BackgroundContext {
+        let context = newContext()
+        context.name = name
+        context.transactionAuthor = transactionAuthor
+        context.mergePolicy = mergePolicy
+        return BackgroundContext(container: self, context: context, merges: automaticallyMergesChangesFromParent)
     }
 }
 
@@ -75,11 +92,17 @@ public actor BackgroundContext {
     private let context: ManagedObjectContext
     private let container: PersistentContainer
 
-    init(container: PersistentContainer) {
+    init(container: PersistentContainer, context: ManagedObjectContext, merges: Bool) {
+        let inbox = context.inbox
+        context.automaticallyMergesChangesFromParent = merges
         self.container = container
-        let context = container.newContext()
-        context.name = "background"
         self.context = context
+        if merges { inbox.setWakeUp(Self.wakeUp(self)) }
+    }
+
+    /// Schedules a merge on the actor after each post to its inbox.
+    private static func wakeUp(_ background: BackgroundContext) -> @Sendable () -> Void {
+        { [weak background] in Task { await background?.mergePendingChanges() } }
     }
 
     /// Runs `body` on this actor with the context and returns its result. Errors
@@ -99,13 +122,7 @@ public actor BackgroundContext {
     /// merges run promptly on this actor.
     public func setAutomaticallyMergesChangesFromParent(_ merges: Bool) {
         context.automaticallyMergesChangesFromParent = merges
-        if merges {
-            context.inbox.setWakeUp { [weak self] in
-                Task { await self?.mergePendingChanges() }
-            }
-        } else {
-            context.inbox.setWakeUp(nil)
-        }
+        context.inbox.setWakeUp(merges ? Self.wakeUp(self) : nil)
     }
 
     /// Merges change sets waiting for this context.

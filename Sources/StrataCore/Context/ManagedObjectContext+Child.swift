@@ -195,8 +195,7 @@ extension ManagedObjectContext {
             let backing = object.persistentBacking
             if let pk = backing.primaryKey { registry[backing.entity!.index][pk] = nil }
             if let key = backing.temporaryKey { registeredByTemporaryKey[key] = nil }
-            backing.state = .invalidated
-            backing.relations = []
+            backing.invalidate()
         }
         deletedList.removeAll()
         pending.notifyDidSave()

@@ -54,9 +54,8 @@ extension ManagedObjectContext {
             changedList.remove(object)
             deletedList.remove(object)
             changeEpoch &+= 1
-            backing.state = .invalidated
-            backing.relations = []
             removeFromLoadedRelationships(object)
+            backing.invalidate()
         }
         mergeToManyChanges(changes.toManyChanges)
         for observer in mergeObservers.values {

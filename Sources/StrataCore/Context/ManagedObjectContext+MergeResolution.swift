@@ -14,7 +14,7 @@ extension ManagedObjectContext {
             // the object leaves the context as when a merge brings the deletion in.
             var changes = ChangeSet(storeIdentifier: store.identifier)
             changes.deleted = [ChangeSet.Row(
-                objectID: backing.objectID, entityIndex: entity.index, ordinals: [], values: [], version: 0)]
+                objectID: backing.objectID, entity: entity, ordinals: [], values: [], version: 0)]
             merge(changes)
             return
         }
@@ -63,7 +63,7 @@ extension ManagedObjectContext {
     private func updatedRowChange(entity: EntityDescription, objectID: ObjectID, stored: StoredRow, store: SQLiteStore) -> ChangeSet {
         var changes = ChangeSet(storeIdentifier: store.identifier)
         changes.updated = [ChangeSet.Row(
-            objectID: objectID, entityIndex: entity.index, ordinals: entity.columnOrdinals,
+            objectID: objectID, entity: entity, ordinals: entity.columnOrdinals,
             values: entity.columnOrdinals.map { stored.values[$0] }, version: stored.version)]
         return changes
     }

@@ -1,10 +1,7 @@
 extension ManagedObjectContext {
     /// Discards every unsaved insert, change and deletion.
     public func rollback() {
-        for object in insertedByKey.values {
-            object.persistentBacking.state = .invalidated
-            object.persistentBacking.relations = []
-        }
+        for object in insertedByKey.values { object.persistentBacking.invalidate() }
         insertedByKey.removeAll()
         for object in deletedList.objects {
             let backing = object.persistentBacking
@@ -30,9 +27,9 @@ extension ManagedObjectContext {
     /// Forgets every object. Objects fetched before must not be used afterwards.
     public func reset() {
         for entityObjects in registry {
-            for object in entityObjects.values { invalidate(object) }
+            for object in entityObjects.values { object.persistentBacking.invalidate() }
         }
-        for object in insertedByKey.values { invalidate(object) }
+        for object in insertedByKey.values { object.persistentBacking.invalidate() }
         for registered in registry { registered.removeAll() }
         insertedByKey.removeAll()
         changedList.removeAll()
@@ -40,14 +37,6 @@ extension ManagedObjectContext {
         changeEpoch &+= 1
         resetCount &+= 1
         _ = inbox.drain()
-    }
-
-    private func invalidate(_ object: any PersistentModel) {
-        let backing = object.persistentBacking
-        backing.state = .invalidated
-        backing.relations = []
-        backing.faultBatch = nil
-        backing.coordinator = nil
     }
 
     /// Reloads an object from the store. With `mergeChanges` false, unsaved

@@ -120,8 +120,7 @@ extension ManagedObjectContext {
             let backing = object.persistentBacking
             let entityIndex = backing.entity!.index
             if !registry[entityIndex].isEmpty { registry[entityIndex][backing.primaryKey!] = nil }
-            backing.state = .invalidated
-            backing.relations = []
+            backing.invalidate()
         }
     }
 

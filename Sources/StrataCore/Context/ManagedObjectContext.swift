@@ -143,7 +143,7 @@ public final class ManagedObjectContext {
             object.prepareForDeletion()
             applyDeleteRules(to: object)
             insertedByKey[backing.temporaryKey!] = nil
-            backing.state = .invalidated
+            backing.invalidate()
             changeEpoch &+= 1
         case .registered:
             backing.willAccess()

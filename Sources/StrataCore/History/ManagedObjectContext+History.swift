@@ -74,7 +74,7 @@ extension ManagedObjectContext {
                     let key = HistoryOutcome.Key(entityIndex: entityIndex, primaryKey: cursor.primaryKey)
                     let row = ChangeSet.Row(
                         objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
-                        entityIndex: entityIndex, ordinals: entity.columnOrdinals,
+                        entity: entity, ordinals: entity.columnOrdinals,
                         values: entity.columnOrdinals.map { values[$0] }, version: cursor.version)
                     found.insert(key.primaryKey)
                     if outcome.updated[key] != nil { changes.updated.append(row) } else { changes.inserted.append(row) }
@@ -89,7 +89,7 @@ extension ManagedObjectContext {
             let entity = schema.entities[key.entityIndex]
             changes.deleted.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
-                entityIndex: key.entityIndex, ordinals: [], values: [], version: 0))
+                entity: schema.entities[key.entityIndex], ordinals: [], values: [], version: 0))
         }
         for (key, names) in outcome.updated {
             let entity = schema.entities[key.entityIndex]

@@ -308,6 +308,16 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         faultBatch = nil
     }
 
+    /// The object leaves its context for good: its deletion was saved or
+    /// merged, its insertion rolled back, or the context reset. It keeps the
+    /// values it had, but has no context and no loaded relationships.
+    package func invalidate() {
+        state = .invalidated
+        relations = []
+        faultBatch = nil
+        contextToken = nil
+    }
+
     /// Turns the object back into a fault, dropping unsaved changes.
     package func turnIntoFault() {
         values.update(repeating: .null)

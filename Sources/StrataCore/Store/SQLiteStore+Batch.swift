@@ -97,7 +97,7 @@ extension SQLiteStore {
                 result.primaryKeys.append(key)
                 result.changes.inserted.append(ChangeSet.Row(
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entityIndex: entityIndex, ordinals: entity.columnOrdinals, values: values, version: 1))
+                    entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
             }
             result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
         }
@@ -136,7 +136,7 @@ extension SQLiteStore {
                 result.primaryKeys.append(key)
                 result.changes.updated.append(ChangeSet.Row(
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entityIndex: entityIndex, ordinals: ordinals, values: values, version: statement.int64(at: 1)))
+                    entity: entity, ordinals: ordinals, values: values, version: statement.int64(at: 1)))
             }
             result.primaryKeys.sort()
             result.changes.updated.sort { $0.objectID.primaryKey! < $1.objectID.primaryKey! }

@@ -84,7 +84,7 @@ extension SQLiteStore {
                 result.changes.deleted += keys.map { key in
                     ChangeSet.Row(
                         objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                        entityIndex: entityIndex, ordinals: [], values: [], version: 0)
+                        entity: entity, ordinals: [], values: [], version: 0)
                 }
                 // History tombstones (and old values) are read before the rows go.
                 if options.historyTracking, options.recordsValueChanges || preservesValuesOnDeletion(entityIndex: entityIndex) {
@@ -225,7 +225,7 @@ extension SQLiteStore {
                 } else {
                     positions[id] = rows.count
                     rows.append(ChangeSet.Row(
-                        objectID: id, entityIndex: edge.childIndex, ordinals: [edge.ordinal], values: [.null],
+                        objectID: id, entity: schema.entities[edge.childIndex], ordinals: [edge.ordinal], values: [.null],
                         version: statement.int64(at: 1)))
                 }
             }

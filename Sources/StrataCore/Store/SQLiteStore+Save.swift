@@ -122,7 +122,7 @@ extension SQLiteStore {
             try statement.execute()
             result.changes.inserted.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: schema.entities[entityIndex].name, storeIdentifier: identifier, primaryKey: key),
-                entityIndex: entityIndex, ordinals: ordinals[entityIndex]!, values: values, version: 1))
+                entity: schema.entities[entityIndex], ordinals: ordinals[entityIndex]!, values: values, version: 1))
         }
     }
 
@@ -182,7 +182,7 @@ extension SQLiteStore {
             result.updatedVersions.append(version)
             result.changes.updated.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
-                entityIndex: update.entityIndex, ordinals: current.ordinals, values: values, version: version))
+                entity: entity, ordinals: current.ordinals, values: values, version: version))
         }
     }
 
@@ -224,7 +224,7 @@ extension SQLiteStore {
         for row in deletes {
             result.changes.deleted.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: entityName, storeIdentifier: identifier, primaryKey: row.primaryKey),
-                entityIndex: entityIndex, ordinals: [], values: [], version: 0))
+                entity: schema.entities[entityIndex], ordinals: [], values: [], version: 0))
         }
     }
 
