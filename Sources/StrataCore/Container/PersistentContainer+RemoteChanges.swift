@@ -16,4 +16,21 @@ extension PersistentContainer {
     public var remoteChanges: AsyncStream<RemoteChange> {
         persistentStoreCoordinator.remoteChanges()
     }
+
+    /// Every commit to this container's store, as Core Data posts its
+    /// remote-change notification: this container's saves and batch requests
+    /// (``RemoteChange/Origin/thisContainer``, with their change set) and, when
+    /// `remoteChangeNotifications` is on, other writers' commits
+    /// (``RemoteChange/Origin/otherWriter``). Each access returns a new stream,
+    /// which keeps the newest 64 events it has not delivered yet.
+    ///
+    /// ```swift
+    /// for await change in container.storeChanges {
+    ///     let newHistory = try container.fetchHistory(after: lastToken)   // own batch inserts too
+    ///     lastToken = newHistory.last?.token ?? lastToken
+    /// }
+    /// ```
+    public var storeChanges: AsyncStream<RemoteChange> {
+        persistentStoreCoordinator.remoteChanges(includingOwnCommits: true)
+    }
 }

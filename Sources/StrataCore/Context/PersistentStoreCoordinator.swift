@@ -14,9 +14,14 @@ public final class PersistentStoreCoordinator: Sendable {
         var store: SQLiteStore?
         var relay: Relay?
         var inboxes: [WeakInbox] = []
-        var remoteSubscribers: [UUID: AsyncStream<RemoteChange>.Continuation] = [:]
+        var changeSubscribers: [UUID: ChangeSubscriber] = [:]
     }
     private struct WeakInbox { weak var inbox: MergeInbox? }
+    /// A stream of remote changes, or of every commit when `includesOwnCommits`.
+    private struct ChangeSubscriber {
+        var continuation: AsyncStream<RemoteChange>.Continuation
+        var includesOwnCommits: Bool
+    }
     private let state = Locked(State())
 
     public init(schema: Schema) {
@@ -71,30 +76,39 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     fileprivate func deliver(_ changes: ChangeSet) {
-        let inboxes = state.withLock { state in state.inboxes.compactMap(\.inbox) }
+        let (inboxes, subscribers) = state.withLock { state in
+            (state.inboxes.compactMap(\.inbox), state.changeSubscribers.values.filter(\.includesOwnCommits))
+        }
         for inbox in inboxes where inbox.owner != changes.originToken {
             inbox.post(changes)
         }
+        guard !subscribers.isEmpty else { return }
+        let event = RemoteChange(
+            storeIdentifier: changes.storeIdentifier, origin: .thisContainer, historyToken: changes.historyToken,
+            changes: changes)
+        for subscriber in subscribers { subscriber.continuation.yield(event) }
     }
 
     /// Publishes another writer's commit and hands its history to merging contexts.
     private func deliverRemote(_ change: RemoteChange) {
         let (inboxes, subscribers) = state.withLock { state in
-            (state.inboxes.compactMap(\.inbox), Array(state.remoteSubscribers.values))
+            (state.inboxes.compactMap(\.inbox), Array(state.changeSubscribers.values))
         }
         if !change.transactions.isEmpty {
             for inbox in inboxes { inbox.post(change.transactions) }
         }
-        for subscriber in subscribers { subscriber.yield(change) }
+        for subscriber in subscribers { subscriber.continuation.yield(change) }
     }
 
-    /// A new stream of the store's remote changes.
-    package func remoteChanges() -> AsyncStream<RemoteChange> {
+    /// A new stream of the store's remote changes, or of every commit.
+    package func remoteChanges(includingOwnCommits: Bool = false) -> AsyncStream<RemoteChange> {
         let (stream, continuation) = AsyncStream<RemoteChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let key = UUID()
-        state.withLock { $0.remoteSubscribers[key] = continuation }
+        state.withLock {
+            $0.changeSubscribers[key] = ChangeSubscriber(continuation: continuation, includesOwnCommits: includingOwnCommits)
+        }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.remoteSubscribers.removeValue(forKey: key) }
+            _ = self?.state.withLock { $0.changeSubscribers.removeValue(forKey: key) }
         }
         return stream
     }

@@ -96,4 +96,51 @@ struct RemoteChangeTests {
         events.cancel()
         #expect(await events.value == nil)
     }
+
+    @Test
+    func storeChangesReportEveryCommitWithItsOrigin() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Every.sqlite")
+        let watcher = try await watchedContainer(url)
+        let other = try await watchedContainer(url, name: "Other")
+        let events = Task {
+            var seen: [RemoteChange] = []
+            for await change in watcher.storeChanges {
+                seen.append(change)
+                if seen.count == 3 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        try watcher.perform { context in context.insert(Book(title: "Saved here", year: 1)) }
+        try watcher.execute(BatchInsertRequest<Book>(objects: [["title": "Batch here", "year": 2]]), author: "importer")
+        try await Task.sleep(for: .milliseconds(50))
+        try other.perform { context in
+            context.transactionAuthor = "other container"
+            context.insert(Book(title: "Saved elsewhere", year: 3))
+        }
+        let seen = await events.value
+        #expect(seen.map(\.origin) == [.thisContainer, .thisContainer, .otherWriter])
+        #expect(seen[0].changes?.inserted.first?.value(forProperty: "title") == .text("Saved here"))
+        #expect(seen[1].changes?.author == "importer")
+        let history = try watcher.fetchHistory(after: nil)
+        #expect(seen[0].historyToken == history[0].token, "own commits carry their own history token")
+        #expect(seen[1].historyToken == history[1].token)
+        #expect(seen[2].transactions.map(\.author) == ["other container"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func storeChangesNeedNoRemoteWatchForOwnCommits(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let events = Task {
+            var iterator = stack.container.storeChanges.makeAsyncIterator()
+            return await iterator.next()
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        try stack.container.perform { context in context.insert(Book(title: "Mine", year: 1)) }
+        let event = try #require(await events.value)
+        #expect(event.origin == .thisContainer)
+        #expect(event.historyToken == nil, "no history without history tracking")
+        #expect(event.changes?.inserted.count == 1)
+    }
 }
