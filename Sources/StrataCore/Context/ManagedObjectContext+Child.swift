@@ -198,6 +198,9 @@ extension ManagedObjectContext {
             backing.invalidate()
         }
         deletedList.removeAll()
+        // Metadata travels up with the objects and reaches the store with the parent's save.
+        parent.pendingMetadata.merge(pending.metadata) { _, child in child }
+        pendingMetadata = [:]
         pending.notifyDidSave()
     }
 }

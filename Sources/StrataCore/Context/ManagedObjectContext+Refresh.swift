@@ -17,6 +17,7 @@ extension ManagedObjectContext {
             backing.changedOrdinals.removeAll()
         }
         changedList.removeAll()
+        pendingMetadata = [:]
         changeEpoch &+= 1
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
@@ -34,6 +35,7 @@ extension ManagedObjectContext {
         insertedByKey.removeAll()
         changedList.removeAll()
         deletedList.removeAll()
+        pendingMetadata = [:]
         changeEpoch &+= 1
         resetCount &+= 1
         _ = inbox.drain()

@@ -103,6 +103,7 @@ extension ManagedObjectContext {
             }
         }
         changedList.removeAll()
+        if !pending.metadata.isEmpty { pendingMetadata = [:] }
         if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted) }
         deletedList.removeAll()
     }
@@ -157,6 +158,7 @@ struct PendingSave {
     let deleted: [any PersistentModel]
     let author: String?
     let contextName: String?
+    let metadata: [String: StoredValue?]
 
     /// Whether any entity has relationships (else a save writes none).
     let schemaHasRelationships: Bool
@@ -171,6 +173,7 @@ struct PendingSave {
         deleted = objects.deleted
         author = context.transactionAuthor
         contextName = context.name
+        metadata = context.pendingMetadata
         schemaHasRelationships = context.schema.entities.contains { !$0.relationshipOrdinals.isEmpty }
     }
 
@@ -186,6 +189,7 @@ struct PendingSave {
         var request = SaveRequest()
         request.author = author
         request.contextName = contextName
+        request.metadata = metadata
         request.inserts.reserveCapacity(inserted.count)
         for object in inserted {
             let backing = object.persistentBacking

@@ -75,6 +75,8 @@ public final class ManagedObjectContext {
     package let contextToken = ContextToken()
     /// How many times the context was reset: batched results reload after one.
     var resetCount = 0
+    /// Store metadata to write with the next save (nil: remove the key).
+    var pendingMetadata: [String: StoredValue?] = [:]
     /// Objects changed by merges since the last drain, for observers.
     var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
 
@@ -187,7 +189,7 @@ public final class ManagedObjectContext {
 
     /// Whether there are unsaved inserts, changes or deletions.
     public var hasChanges: Bool {
-        !insertedByKey.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated }
+        !insertedByKey.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated } || !pendingMetadata.isEmpty
     }
 
     /// Objects inserted since the last save.

@@ -44,11 +44,14 @@ package struct SaveRequest: Sendable {
     package var toManyAppends: [ToManyAppend] = []
     package var author: String?
     package var contextName: String?
+    /// App metadata to set (nil: remove the key) in the same transaction.
+    package var metadata: [String: StoredValue?] = [:]
 
     package init() {}
 
     package var isEmpty: Bool {
         inserts.isEmpty && updates.isEmpty && deletes.isEmpty && toManyWrites.isEmpty && toManyAppends.isEmpty
+            && metadata.isEmpty
     }
 }
 

@@ -72,6 +72,7 @@ extension SQLiteStore {
         try writeUpdates(request, checked: checkFirst, into: &result, in: db)
         try writeRelationships(request, into: &result, in: db)
         try deleteRows(deletes.rest, checked: checkFirst, into: &result, in: db)
+        if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: db) }
         result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
         return result
     }

@@ -8,6 +8,7 @@ extension SQLiteStore {
         try db.execute(sql: """
             CREATE TABLE \(StoreLayout.metadataTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
             CREATE TABLE \(StoreLayout.sequenceTable) (entity TEXT PRIMARY KEY NOT NULL, max_pk INTEGER NOT NULL);
+            \(StoreLayout.createAppMetadataSQL);
             """)
         for entity in schema.entities {
             try db.execute(sql: createTableSQL(

@@ -5,6 +5,11 @@
 package struct StoreLayout: Sendable {
     package static let metadataTable = "_strata_metadata"
     package static let sequenceTable = "_strata_sequence"
+    /// App-defined metadata (``PersistentContainer/setMetadata(_:forKey:)``);
+    /// the column has no type, so each value keeps its storage class.
+    package static let appMetadataTable = "_strata_app_metadata"
+    package static let createAppMetadataSQL =
+        "CREATE TABLE IF NOT EXISTS \(appMetadataTable) (key TEXT PRIMARY KEY NOT NULL, value)"
     package static let versionColumn = "_version"
 
     package struct Entity: Sendable {
