@@ -295,7 +295,9 @@ extension ManagedObjectContext {
             results.append(candidate)
         }
         if !request.sortBy.isEmpty {
-            results.sort(using: request.sortBy)
+            // Ordered as the store orders (raw values, decimals, collations), so
+            // pending objects fall where a save would put them.
+            try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self)).sortKeys(request.sortBy).sort(&results)
         }
         return limited(results, request: request)
     }

@@ -12,6 +12,9 @@ import Foundation
 // - any other comparator (`.localizedStandard`, the default on Apple platforms,
 //   and `.localized`): `COLLATE NOCASE`, which folds ASCII case only and does not
 //   sort digits numerically or follow the locale.
+// Raw-value enums sort by their raw value (not by their `Comparable` order),
+// decimals numerically (`COLLATE strata_decimal`). Values stored as JSON have
+// no meaningful order and are refused.
 
 extension PredicateCompiler {
     /// The ORDER BY list without the keywords, e.g. `t0."title" COLLATE BINARY ASC, t0."year" DESC`;
@@ -20,10 +23,22 @@ extension PredicateCompiler {
     /// Keys may be attributes of the entity or attributes reached through to-one
     /// relationships (`\Book.author?.name`, read by a correlated subquery).
     package func compileSort<T: PersistentModel>(_ sort: [SortDescriptor<T>]) throws(StrataError) -> SQLFragment {
-        guard !sort.isEmpty else { return SQLFragment() }
+        try compileSortKeys(sort).sql
+    }
+
+    /// The order of a request as keys an in-memory sort applies the way SQL does.
+    package func sortKeys<T: PersistentModel>(_ sort: [SortDescriptor<T>]) throws(StrataError) -> [SortKey] {
+        try compileSortKeys(sort).keys
+    }
+
+    private func compileSortKeys<T: PersistentModel>(
+        _ sort: [SortDescriptor<T>]
+    ) throws(StrataError) -> (sql: SQLFragment, keys: [SortKey]) {
+        guard !sort.isEmpty else { return (SQLFragment(), []) }
         try checkModelType(T.self)
         var compilation = PredicateCompilation(schema: schema)
-        var keys: [SQLFragment] = []
+        var fragments: [SQLFragment] = []
+        var keys: [SortKey] = []
         for descriptor in sort {
             guard let keyPath = descriptor.keyPath else {
                 throw StrataError(
@@ -31,26 +46,54 @@ extension PredicateCompiler {
                     entityName: entity.name)
             }
             let (term, attribute) = try sortKey(keyPath, &compilation)
-            if let problem = sqlOrderingProblem(for: type(of: keyPath).valueType) {
+            let collation: SortKey.Collation?
+            do {
+                collation = try Self.sortCollation(for: type(of: keyPath).valueType, comparator: descriptor.stringComparator)
+            } catch {
                 throw StrataError(
-                    .unsupportedPredicate, "cannot sort \(entity.name) by \(attribute.name) in SQL: \(problem)",
+                    .unsupportedPredicate, "cannot sort \(entity.name) by \(attribute.name): \(error.message)",
                     entityName: entity.name, propertyName: attribute.name)
             }
-            var key = term.fragment
-            // Decided by the Swift type, not the attribute type, so optionals and
-            // any stored-as-text oddities of the schema do not change the collation.
-            if predicateBaseType(type(of: keyPath).valueType) is any StringProtocol.Type {
-                key.append(" COLLATE \(Self.collation(for: descriptor.stringComparator))")
-            }
-            key.append(descriptor.order == .forward ? " ASC" : " DESC")
-            keys.append(key)
+            var fragment = term.fragment
+            if let collation { fragment.append(" COLLATE \(collation.sqlName)") }
+            fragment.append(descriptor.order == .forward ? " ASC" : " DESC")
+            fragments.append(fragment)
+            keys.append(SortKey(keyPath: keyPath, ascending: descriptor.order == .forward, collation: collation))
         }
-        return SQLFragment.joined(keys, separator: ", ")
+        return (SQLFragment.joined(fragments, separator: ", "), keys)
     }
 
-    private static func collation(for comparator: String.StandardComparator?) -> String {
-        guard let comparator, comparator != .lexical else { return "BINARY" }
-        return "NOCASE"
+    /// How values of a sort key's Swift type compare as stored; nil for types
+    /// SQL orders natively (numbers, dates). Decided by the Swift type, not the
+    /// attribute type, so optionals and raw values are seen through.
+    private static func sortCollation(
+        for type: Any.Type, comparator: String.StandardComparator?
+    ) throws(StrataError) -> SortKey.Collation? {
+        var base = predicateBaseType(type)
+        if base == Decimal.self { return .decimal }
+        if !(base is any PersistentValue.Type), let raw = base as? any RawRepresentable.Type {
+            base = predicateBaseType(rawValueType(of: raw))
+            guard base is any PersistentValue.Type else {
+                throw StrataError(.unsupportedPredicate, "the raw values of \(type) cannot be stored")
+            }
+            if base == Decimal.self { return .decimal }
+            return base is any StringProtocol.Type ? .binary : nil
+        }
+        if base is any StringProtocol.Type {
+            guard let comparator, comparator != .lexical else { return .binary }
+            return .asciiCaseInsensitive
+        }
+        if base is any PersistentModel.Type {
+            throw StrataError(.unsupportedPredicate, "model objects have no order")
+        }
+        guard base is any PersistentValue.Type else {
+            throw StrataError(
+                .unsupportedPredicate,
+                "\(base) values are stored as JSON, which has no meaningful order; sort by one of their stored properties instead")
+        }
+        // Numbers and dates need no collation; UUIDs and URLs are text under
+        // the column's default (binary) one.
+        return nil
     }
 
     /// The SQL for a sort key and the attribute it reads.
@@ -116,6 +159,10 @@ extension PredicateCompiler {
         }
         return nil
     }
+}
+
+private func rawValueType<R: RawRepresentable>(of type: R.Type) -> Any.Type {
+    R.RawValue.self
 }
 
 /// `\Model.self`'s description without `.self`: how key paths on `Model` begin.

@@ -90,8 +90,12 @@ package final class SQLiteStore: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.label = "strata"
         configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in db.add(collation: decimalCollation) }
         return configuration
     }
+
+    /// Sorts `Decimal` attributes (stored as text) numerically; see ``DecimalCollation``.
+    private static let decimalCollation = DatabaseCollation(DecimalCollation.name, function: DecimalCollation.compare)
 
     /// Reads an existing file's metadata without changing it. Returns the store
     /// identifier, or nil when there is no store yet (no file, or an empty database).

@@ -50,9 +50,12 @@ struct PredicateCompilerSortTests {
         #expect(fragment.sql == #"(SELECT t2."name" FROM "Publisher" AS t2 WHERE t2.pk = (SELECT t1."publisher" FROM "Author" AS t1 WHERE t1.pk = t0."author")) COLLATE BINARY ASC"#)
     }
 
+    @Test func decimalsSortNumericallyThroughTheirCollation() throws {
+        let fragment = try PCModel.sort([SortDescriptor(\PCModel.Book.price, order: .reverse)])
+        #expect(fragment.sql == #"t0."price" COLLATE strata_decimal DESC"#)
+    }
+
     @Test func keysSQLCannotOrderLikeSwiftThrow() {
-        // Decimals are stored as text.
-        expectUnsupported { try PCModel.sort([SortDescriptor(\PCModel.Book.price)]) }
         // Not persistent.
         expectUnsupported { try PCModel.sort([SortDescriptor(\PCModel.Book.displayTitle)]) }
     }
