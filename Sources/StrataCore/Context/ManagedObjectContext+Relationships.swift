@@ -8,7 +8,6 @@ extension ManagedObjectContext {
         guard let entity = backing.entity else { return [] }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-        guard inverse >= 0 else { return [] }
         var members: [any PersistentModel] = []
         if let pk = backing.primaryKey {
             do {
@@ -23,7 +22,11 @@ extension ManagedObjectContext {
                 report(error)
             }
         }
-        if destination.properties[inverse].hasColumn {
+        if inverse < 0 {
+            // No inverse: the owner's own array is the only record of membership,
+            // and it is loaded once; only deleted members need to go.
+            members.removeAll { $0.persistentBacking.state == .deleted || $0.persistentBacking.state == .invalidated }
+        } else if destination.properties[inverse].hasColumn {
             adjustOneToMany(&members, of: owner, inverse: inverse, destination: destination)
         } else {
             adjustManyToMany(&members, of: owner, inverse: inverse, destination: destination)

@@ -15,8 +15,7 @@ extension PendingSave {
                       let owner = Self.reference(to: object) else { continue }
                 for ordinal in entity.relationshipOrdinals where !entity.properties[ordinal].hasColumn {
                     guard isNew || backing.changedOrdinals.contains(ordinal), ordinal < backing.relations.count,
-                          case .toMany(let members) = backing.relations[ordinal],
-                          entity.inverseOrdinalByOrdinal[ordinal] >= 0 else { continue }
+                          case .toMany(let members) = backing.relations[ordinal] else { continue }
                     let references = members.compactMap(Self.reference(to:))
                     if isNew, references.isEmpty { continue }
                     request.toManyWrites.append(ToManyWrite(

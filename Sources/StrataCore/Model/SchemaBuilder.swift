@@ -117,9 +117,8 @@ struct SchemaBuilder {
         }
 
         // Stored shapes: to-one (with or without inverse), one-to-many (foreign key
-        // plus position column) and many-to-many (join table). A to-many without
-        // an inverse is refused, as Core Data advises: nothing could keep the
-        // destination side in step, and deleting a member would leave it behind.
+        // plus position column), many-to-many and to-many without an inverse
+        // (join tables; see RelationshipLayout).
         for (entityIndex, list) in properties.enumerated() {
             for (ordinal, property) in list.enumerated() {
                 guard case .relationship(var relationship) = property else { continue }
@@ -132,9 +131,6 @@ struct SchemaBuilder {
                         fail(names[entityIndex], relationship.name,
                              "a to-many relationship cannot be its own inverse; declare a second relationship as the inverse")
                     }
-                } else if relationship.isToMany {
-                    fail(names[entityIndex], relationship.name,
-                         "a to-many relationship needs an inverse on \(relationship.destinationEntityName) (a to-one for one-to-many, a to-many for many-to-many); declare it with @Relationship(inverse:)")
                 }
                 if let minimum = relationship.minimumModelCount, let maximum = relationship.maximumModelCount, minimum > maximum {
                     fail(names[entityIndex], relationship.name, "minimumModelCount is larger than maximumModelCount")

@@ -10,6 +10,8 @@
 ///   target_position)`, `PRIMARY KEY(source, target)`, both keys
 ///   `ON DELETE CASCADE`. Each side has its own position column, so both arrays
 ///   keep the order the app gave them.
+/// - To-many without an inverse: a join table of its own, named after the
+///   relationship, with the owner as `source`; only the owner's position is used.
 ///
 /// Names starting with `_` are reserved for Strata, so none of these can clash
 /// with an entity's own columns or tables. All SQL is built once per store.
@@ -50,7 +52,7 @@ package struct RelationshipLayout: Sendable {
     /// One side of a many-to-many relationship.
     package struct JoinSide: Sendable {
         package let destinationIndex: Int
-        /// The inverse relationship's ordinal on the destination entity.
+        /// The inverse relationship's ordinal on the destination entity (-1: none).
         package let inverseOrdinal: Int
         package let loadSQL: String
         /// The member keys of owner `?1`.
@@ -86,7 +88,10 @@ package struct RelationshipLayout: Sendable {
         guard case .relationship(let relationship) = entity.properties[ordinal], relationship.isToMany else { return nil }
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
-        guard inverse >= 0, destinationIndex >= 0 else { return nil }
+        guard destinationIndex >= 0 else { return nil }
+        if inverse < 0 {
+            return (joinTableName(entity: entity.name, relationship: relationship.name), "source", "target")
+        }
         let destination = schema.entities[destinationIndex]
         guard case .relationship(let back) = destination.properties[inverse], back.isToMany else { return nil }
         // The canonical side names the table and is `source`.
@@ -108,12 +113,11 @@ package struct RelationshipLayout: Sendable {
                 guard case .relationship(let relationship) = property, relationship.isToMany else { continue }
                 let inverse = entity.inverseOrdinalByOrdinal[ordinal]
                 let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
-                guard inverse >= 0, destinationIndex >= 0 else { continue }
+                guard destinationIndex >= 0 else { continue }
                 let destination = entities[destinationIndex]
                 let destinationTable = quote(destination.name)
                 let selectList = selectLists[destinationIndex]
-                guard case .relationship(let back) = destination.properties[inverse] else { continue }
-                if !back.isToMany {
+                if inverse >= 0, case .relationship(let back) = destination.properties[inverse], !back.isToMany {
                     let foreignKey = quote(back.name)
                     let position = quote(Self.positionColumn(forToOne: back.name))
                     positionColumns[destinationIndex].append("\(position) INTEGER")

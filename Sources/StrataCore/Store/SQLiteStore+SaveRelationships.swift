@@ -22,6 +22,8 @@ extension SQLiteStore {
         }
         var changes: [ChangeSet.ToManyChange] = []
         func record(_ entityIndex: Int, _ ordinal: Int, _ primaryKey: Int64) {
+            // A to-many without an inverse has no other side to report.
+            guard ordinal >= 0 else { return }
             let entity = schema.entities[entityIndex]
             changes.append(ChangeSet.ToManyChange(
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
