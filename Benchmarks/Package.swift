@@ -1,11 +1,15 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 /// Strata itself: the enclosing package by default. `STRATA_PACKAGE_PATH` points
-/// the suite at another checkout (a directory named `main`, e.g. a `git archive`
-/// snapshot of one commit) so a run measures a fixed revision while the working
-/// tree changes.
+/// the suite at another checkout (e.g. a `git archive` snapshot of one commit)
+/// so a run measures a fixed revision while the working tree changes.
 let strataPath = Context.environment["STRATA_PACKAGE_PATH"] ?? "../"
+
+/// A path dependency is known by its folder's name, whatever the checkout is called.
+let strataIdentity = URL(fileURLWithPath: strataPath, relativeTo: URL(fileURLWithPath: Context.packageDirectory + "/"))
+    .standardizedFileURL.lastPathComponent
 
 /// The benchmark suite: Strata beside raw SQLite, GRDB and Fluent, in one run.
 /// Run with `swift run -c release --package-path Benchmarks strata-benchmarks`.
@@ -23,7 +27,7 @@ let package = Package(
         .executableTarget(
             name: "strata-benchmarks",
             dependencies: [
-                .product(name: "StrataCore", package: "main"),
+                .product(name: "StrataCore", package: strataIdentity),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "FluentKit", package: "fluent-kit"),

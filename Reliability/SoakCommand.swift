@@ -68,6 +68,11 @@ struct Soak {
             let saved = clock.now
             let target = year
             while try await MainActor.run(body: { try container.viewContext.existingObject(with: bookID, as: Book.self).year }) != target {
+                if clock.now - saved > .seconds(10) {
+                    var report = verdict(results, perWindow: perWindow)
+                    report.fail("the view context had not merged save \(target) after 10 s")
+                    return report
+                }
                 await Task.yield()
             }
             let delay = (clock.now - saved).microseconds

@@ -10,6 +10,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case memoryFetch = "memory-fetch"
     case memoryImport = "memory-import"
     case growth = "growth"
+    case upsert = "upsert"
 
     /// The case number.
     var number: Int {
@@ -23,6 +24,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .backgroundSave: 7
         case .memoryFetch, .memoryImport: 8
         case .growth: 9
+        case .upsert: 10
         }
     }
 

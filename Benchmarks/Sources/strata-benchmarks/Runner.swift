@@ -24,6 +24,7 @@ final class Runner {
         case .singleSave: try await singleSave()
         case .backgroundSave: try await backgroundSave()
         case .growth: try await growth()
+        case .upsert: try await upsert()
         case .memoryFetch, .memoryImport: break  // MemoryCases runs these in child processes.
         }
     }
@@ -65,7 +66,7 @@ final class Runner {
     }
 
     /// Records the median over runs of a one-sample-per-run case.
-    private func record(_ benchCase: BenchCase, library: any BenchLibrary.Type, runs: [[Double]],
+    func record(_ benchCase: BenchCase, library: any BenchLibrary.Type, runs: [[Double]],
                         name: String? = nil, scale: Double = 1, note: String = "") {
         let values = runs.map { $0[0] * scale }
         let measurement = Measurement(

@@ -5,7 +5,7 @@ import StrataCore
 /// `FetchRequest` with `#Predicate`, `save()`, `perform` units of work.
 final class StrataLibrary: BenchLibrary {
     static let name = "strata"
-    static let schema = Schema(StrataItem.self)
+    static let schema = Schema(StrataItem.self, StrataKeyedItem.self)
     private let container: PersistentContainer
     private var heldContext: ManagedObjectContext?
     private var held: [StrataItem] = []
@@ -14,7 +14,7 @@ final class StrataLibrary: BenchLibrary {
         self.container = container
     }
 
-    private static func load(at path: String) async throws -> PersistentContainer {
+    static func load(at path: String) async throws -> PersistentContainer {
         let container = try PersistentContainer(name: "Bench", schema: schema)
         container.storeDescriptions = [StoreDescription(url: URL(fileURLWithPath: path))]
         try await container.loadPersistentStores()

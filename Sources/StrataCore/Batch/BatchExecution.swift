@@ -1,8 +1,11 @@
 import Foundation
 
-/// A batch request turned into store calls.
+/// A batch request turned into store calls. `mergePolicy` settles the unique
+/// keys a batch insert meets.
 protocol BatchOperation {
-    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult
+    func write(
+        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+    ) throws -> BatchResult
 }
 
 extension BatchOperation {
@@ -14,16 +17,40 @@ extension BatchOperation {
 }
 
 extension BatchInsertRequest: BatchOperation {
-    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+    func write(
+        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+    ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
-        let rows = try rows(values)
-        let write = try store.batchInsert(entityIndex: values.entity.index, rows: rows, transaction: transaction)
-        return BatchResult(resultType: resultType, entityName: values.entity.name, write: write)
+        let entity = values.entity
+        let action = entity.uniqueKeyOrdinals.isEmpty ? nil : Self.upsertAction(for: mergePolicy)
+        let rows = try rows(values, tracksGivenColumns: action == .update(allColumns: false))
+        let write: BatchWriteResult
+        if let action {
+            write = try store.batchUpsert(entityIndex: entity.index, rows: rows, action: action, transaction: transaction)
+        } else {
+            write = try store.batchInsert(entityIndex: entity.index, rows: rows.values, transaction: transaction)
+        }
+        return BatchResult(resultType: resultType, entityName: entity.name, write: write)
+    }
+
+    /// What a row whose unique key is taken does under `policy`: nil (the
+    /// batch fails: `.error`, and custom policies, which decide per object and
+    /// a batch has none), update the columns the row sets (object trump) or
+    /// every column (overwrite), or keep the stored row (store trump, rollback).
+    private static func upsertAction(for policy: MergePolicy) -> UpsertAction? {
+        switch policy.fixedResolution {
+        case nil, .error?: nil
+        case .mergeByPropertyObjectTrump?: .update(allColumns: false)
+        case .overwrite?: .update(allColumns: true)
+        case .mergeByPropertyStoreTrump?, .rollback?: .keep
+        }
     }
 }
 
 extension BatchUpdateRequest: BatchOperation {
-    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+    func write(
+        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+    ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
         let entity = values.entity
         if invalidKeyPath {
@@ -55,7 +82,9 @@ extension BatchUpdateRequest: BatchOperation {
 }
 
 extension BatchDeleteRequest: BatchOperation {
-    func write(to store: SQLiteStore, schema: Schema, transaction: BatchTransaction) throws -> BatchResult {
+    func write(
+        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+    ) throws -> BatchResult {
         let entity = try schema.entity(for: Model.self)
         let selection: BatchDeleteSelection
         switch self.selection {
@@ -88,13 +117,21 @@ extension PersistentContainer {
     ///
     /// ```swift
     /// let result = try container.execute(BatchInsertRequest<Book>(objects: [["title": "Dune", "year": 1965]]))
+    /// // Refresh a download: rows whose unique key exists update the stored row.
+    /// let refreshed = try container.execute(request, mergePolicy: .mergeByPropertyObjectTrump)
     /// ```
     /// - Parameters:
     ///   - request: the rows to insert.
     ///   - author: recorded as the transaction's author in history.
+    ///   - mergePolicy: what a row whose unique key a stored row holds does:
+    ///     `.error` (the default) fails the batch, `.mergeByPropertyObjectTrump`
+    ///     and `.overwrite` update the stored row with the properties the row
+    ///     sets, `.mergeByPropertyStoreTrump` and `.rollback` keep it.
     @discardableResult
-    public func execute<Model>(_ request: BatchInsertRequest<Model>, author: String? = nil) throws -> BatchResult {
-        try executeBatch(request, author: author)
+    public func execute<Model>(
+        _ request: BatchInsertRequest<Model>, author: String? = nil, mergePolicy: MergePolicy = .error
+    ) throws -> BatchResult {
+        try executeBatch(request, author: author, mergePolicy: mergePolicy)
     }
 
     /// Updates matching rows in the store in one transaction (see ``BatchUpdateRequest``).
@@ -121,10 +158,13 @@ extension PersistentContainer {
         try executeBatch(request, author: author)
     }
 
-    private func executeBatch(_ operation: some BatchOperation, author: String?) throws -> BatchResult {
+    private func executeBatch(
+        _ operation: some BatchOperation, author: String?, mergePolicy: MergePolicy = .error
+    ) throws -> BatchResult {
         do {
             let store = try persistentStoreCoordinator.loadedStore()
-            return try operation.write(to: store, schema: schema, transaction: BatchTransaction(author: author))
+            return try operation.write(
+                to: store, schema: schema, transaction: BatchTransaction(author: author), mergePolicy: mergePolicy)
         } catch {
             report(error)
             throw error
@@ -136,6 +176,9 @@ extension ManagedObjectContext {
     /// Runs a batch insert against the store and merges the result into this
     /// context (unlike Core Data, which leaves that to the app).
     ///
+    /// Rows whose unique key a stored row holds are settled by this context's
+    /// ``mergePolicy``, as in Core Data: object trump and overwrite update the
+    /// stored row, store trump and rollback keep it, `.error` fails the batch.
     /// The transaction is recorded with this context's ``transactionAuthor`` and ``name``.
     ///
     /// ```swift
@@ -168,7 +211,7 @@ extension ManagedObjectContext {
             let store = try coordinator.loadedStore()
             let transaction = BatchTransaction(
                 author: transactionAuthor, contextName: name, origin: ObjectIdentifier(originMarker))
-            let result = try operation.write(to: store, schema: schema, transaction: transaction)
+            let result = try operation.write(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
             merge(result.changes)
             return result
         } catch {

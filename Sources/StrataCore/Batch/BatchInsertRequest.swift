@@ -18,7 +18,27 @@
 /// Executing it runs one write transaction: rows get primary keys from the
 /// store's sequence, like saved objects, and either all are written or none.
 /// An unknown key, a value of the wrong type or a missing required attribute
-/// throws `.validation`; a duplicate unique value throws `.uniquenessConflict`.
+/// throws `.validation`.
+///
+/// A row whose unique key a stored row already holds is settled by the merge
+/// policy the request runs with (the context's, or the container's
+/// `execute(_:author:mergePolicy:)` argument), as Core Data does: `.error` (the
+/// default) and custom policies fail the batch with `.uniquenessConflict`;
+/// `.mergeByPropertyObjectTrump` updates the stored row with the properties the
+/// row sets (it keeps its primary key and its other properties), `.overwrite`
+/// with every property; `.mergeByPropertyStoreTrump` and `.rollback` keep the
+/// stored row. The result tells inserted rows
+/// (``BatchResult/insertedObjectIDs``) from updated ones
+/// (``BatchResult/updatedObjectIDs``), and history records each as such.
+/// Rows of one request that share a unique key count once: the last one when
+/// updating, the first when keeping.
+///
+/// ```swift
+/// // The Earthquakes refresh: quakes already stored (same `code`) are updated.
+/// let result = try container.execute(
+///     BatchInsertRequest<Quake>(objects: feed.map(\.dictionary)), mergePolicy: .mergeByPropertyObjectTrump)
+/// print(result.insertedObjectIDs.count, "new,", result.updatedObjectIDs.count, "updated")
+/// ```
 ///
 /// > Important: The store writes rows directly. Validation hooks
 /// > (`validateForInsert`), lifecycle hooks (`awakeFromInsert`, `willSave`) and
@@ -62,18 +82,32 @@ public struct BatchInsertRequest<Model: PersistentModel> {
     }
 
     /// The rows in column order, checked; throws before anything is written.
-    func rows(_ values: BatchValues) throws -> [[StoredValue]] {
-        var rows: [[StoredValue]] = []
+    /// With `tracksGivenColumns`, also which columns each row set (an upsert
+    /// updates only those).
+    func rows(_ values: BatchValues, tracksGivenColumns: Bool = false) throws -> BatchRows {
+        var rows = BatchRows()
+        var setIndex: [[Int]: Int] = [:]
+        func noteGiven(_ slots: [Any?]) {
+            guard tracksGivenColumns else { return }
+            let columns = values.entity.columnOrdinals.indices.filter { slots[values.entity.columnOrdinals[$0]] != nil }
+            let index = setIndex[columns] ?? {
+                rows.columnSets.append(columns)
+                setIndex[columns] = rows.columnSets.count - 1
+                return rows.columnSets.count - 1
+            }()
+            rows.columnSetOfRow.append(index)
+        }
         switch source {
         case .dictionaries(let objects):
-            rows.reserveCapacity(objects.count)
+            rows.values.reserveCapacity(objects.count)
             var slots = [Any?](repeating: nil, count: values.entity.properties.count)
             for object in objects {
                 for index in slots.indices { slots[index] = nil }
                 for (name, value) in object {
                     slots[try values.ordinal(named: name)] = value
                 }
-                rows.append(try values.row(slots))
+                rows.values.append(try values.row(slots))
+                noteGiven(slots)
             }
         case .handler(let handler):
             var row = BatchRow<Model>(entity: values.entity)
@@ -84,7 +118,8 @@ public struct BatchInsertRequest<Model: PersistentModel> {
                 for ordinal in row.values.indices where row.values[ordinal] != nil {
                     _ = try values.ordinal(named: values.entity.properties[ordinal].name)
                 }
-                rows.append(try values.row(row.values))
+                rows.values.append(try values.row(row.values))
+                noteGiven(row.values)
             }
         }
         return rows

@@ -21,8 +21,11 @@ extension PersistentContainer {
     /// remote-change notification: this container's saves and batch requests
     /// (``RemoteChange/Origin/thisContainer``, with their change set) and, when
     /// `remoteChangeNotifications` is on, other writers' commits
-    /// (``RemoteChange/Origin/otherWriter``). Each access returns a new stream,
-    /// which keeps the newest 64 events it has not delivered yet.
+    /// (``RemoteChange/Origin/otherWriter``). A commit that changed no object
+    /// (store metadata alone) comes with an empty change set. Each access
+    /// returns a new stream, which keeps the newest 64 events it has not
+    /// delivered yet. Events of concurrent commits from different contexts may
+    /// arrive out of commit order; compare their history tokens when it matters.
     ///
     /// ```swift
     /// for await change in container.storeChanges {

@@ -79,8 +79,10 @@ public final class PersistentStoreCoordinator: Sendable {
         let (inboxes, subscribers) = state.withLock { state in
             (state.inboxes.compactMap(\.inbox), state.changeSubscribers.values.filter(\.includesOwnCommits))
         }
-        for inbox in inboxes where inbox.owner != changes.originToken {
-            inbox.post(changes)
+        if !changes.isEmpty {
+            for inbox in inboxes where inbox.owner != changes.originToken {
+                inbox.post(changes)
+            }
         }
         guard !subscribers.isEmpty else { return }
         let event = RemoteChange(

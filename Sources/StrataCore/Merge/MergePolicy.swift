@@ -54,6 +54,12 @@ public struct MergePolicy: Sendable, CustomStringConvertible {
         MergePolicy(.custom(resolve))
     }
 
+    /// The one resolution a fixed policy gives every conflict; nil for custom policies.
+    package var fixedResolution: MergeResolution? {
+        if case .fixed(let resolution) = rule { return resolution }
+        return nil
+    }
+
     /// The resolution for each conflict, in order.
     package func resolutions(for conflicts: [MergeConflict]) -> [MergeResolution] {
         switch rule {

@@ -21,7 +21,7 @@ package enum DecimalCollation {
         case (let a?, let b?):
             return a.compare(b)
         default:
-            let a = Decimal(string: lhs, locale: nil), b = Decimal(string: rhs, locale: nil)
+            let a = parse(lhs), b = parse(rhs)
             switch (a, b) {
             case (let a?, let b?): return a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
             case (nil, nil): return StoredValueOrder.compareBytes(lhs.utf8, rhs.utf8)
@@ -29,6 +29,33 @@ package enum DecimalCollation {
             case (_, nil): return .orderedAscending
             }
         }
+    }
+}
+
+extension DecimalCollation {
+    /// The value of text that is entirely a number in scientific notation
+    /// (`1.5e3`); `Decimal(string:)` alone would also read a number's prefix.
+    fileprivate static func parse(_ text: String) -> Decimal? {
+        var bytes = Substring(text).utf8[...]
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        var mantissa = digits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return nil }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return nil }
+        }
+        guard bytes.isEmpty else { return nil }
+        return Decimal(string: text, locale: nil)
     }
 }
 

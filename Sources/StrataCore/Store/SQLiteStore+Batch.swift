@@ -153,9 +153,7 @@ extension SQLiteStore {
 
     /// The to-one columns of an entity whose inverse is an ordered one-to-many,
     /// with the statement that appends a member to its owner's order.
-    private func orderedToOneColumns(
-        of entityIndex: Int
-    ) -> [(column: Int, appendSQL: String, ownerIndex: Int, ownerOrdinal: Int)] {
+    func orderedToOneColumns(of entityIndex: Int) -> [OrderedToOneColumn] {
         let entity = schema.entities[entityIndex]
         return entity.columnOrdinals.enumerated().compactMap { column, ordinal in
             guard entity.relationship(at: ordinal) != nil else { return nil }
@@ -163,7 +161,18 @@ extension SQLiteStore {
             let inverse = entity.inverseOrdinalByOrdinal[ordinal]
             guard owner >= 0, inverse >= 0,
                   case .foreignKey(let storage) = layout.relationships.toMany[owner][inverse] else { return nil }
-            return (column, storage.appendSQL, owner, inverse)
+            return OrderedToOneColumn(column: column, appendSQL: storage.appendSQL, ownerIndex: owner, ownerOrdinal: inverse)
         }
     }
+}
+
+/// A foreign-key column whose inverse is an ordered one-to-many.
+struct OrderedToOneColumn {
+    /// The column's index in the entity's column order.
+    var column: Int
+    /// Puts row `?2` after the other members of owner `?1`.
+    var appendSQL: String
+    /// The owner's entity index and its to-many's ordinal.
+    var ownerIndex: Int
+    var ownerOrdinal: Int
 }

@@ -55,13 +55,25 @@ extension SQLiteStore {
     private func upgradeHistoryValues(_ db: Database, dateNamesByEntity: [String: Set<String>]) throws {
         let coder = HistoryValueCoder()
         let entities = dateNamesByEntity.keys.sorted()
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, entity, tombstone, old_values, new_values FROM \(HistoryLayout.changeTable)
-                WHERE entity IN (\(Self.placeholders(entities.count)))
-                """,
-            arguments: StatementArguments(entities))
+        // A page at a time, so a long history is never in memory at once.
+        var after: Int64 = 0
+        while true {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, entity, tombstone, old_values, new_values FROM \(HistoryLayout.changeTable)
+                    WHERE id > ? AND entity IN (\(Self.placeholders(entities.count))) ORDER BY id LIMIT 1000
+                    """,
+                arguments: StatementArguments([after] as [any DatabaseValueConvertible] + entities))
+            guard let last = rows.last else { return }
+            after = last["id"]
+            try upgradeHistoryPage(rows, coder: coder, dateNamesByEntity: dateNamesByEntity, in: db)
+        }
+    }
+
+    private func upgradeHistoryPage(
+        _ rows: [Row], coder: HistoryValueCoder, dateNamesByEntity: [String: Set<String>], in db: Database
+    ) throws {
         for row in rows {
             let names = dateNamesByEntity[row["entity"] as String] ?? []
             var changed = false

@@ -41,10 +41,10 @@ extension SQLiteStore {
         return result
     }
 
-    /// Counts a commit of this store instance and tells its observers.
+    /// Counts a commit of this store instance and tells its observers (also
+    /// of commits that changed no row, such as metadata alone).
     package func didCommit(_ changes: ChangeSet) {
         ownCommitCount.add(1, ordering: .relaxed)
-        guard !changes.isEmpty else { return }
         for observer in observers.current() {
             observer.store(self, didCommit: changes)
         }
@@ -326,17 +326,34 @@ extension SQLiteStore {
             ON CONFLICT(entity) DO UPDATE SET max_pk = excluded.max_pk
             """), in: db)
         for (entityIndex, count) in counts.enumerated() where count > 0 {
-            let name = schema.entities[entityIndex].name
-            select.reset()
-            select.bind(.text(name), at: 1)
-            let current = try select.step() ? select.int64(at: 0) : 0
-            select.reset()
-            upsert.reset()
-            upsert.bind([.text(name), .integer(current + count)])
-            try upsert.execute()
-            next[entityIndex] = current + 1
+            next[entityIndex] = try reserveKeyBlock(entityIndex: entityIndex, count: count, select: select, upsert: upsert)
         }
         return next
+    }
+
+    /// Takes `count` primary keys of one entity from the sequence table; returns the first.
+    func reserveKeyBlock(entityIndex: Int, count: Int64, in db: Database) throws -> Int64 {
+        let select = RawStatement(
+            try db.cachedStatement(sql: "SELECT max_pk FROM \(StoreLayout.sequenceTable) WHERE entity = ?"), in: db)
+        let upsert = RawStatement(try db.cachedStatement(sql: """
+            INSERT INTO \(StoreLayout.sequenceTable) (entity, max_pk) VALUES (?, ?)
+            ON CONFLICT(entity) DO UPDATE SET max_pk = excluded.max_pk
+            """), in: db)
+        return try reserveKeyBlock(entityIndex: entityIndex, count: count, select: select, upsert: upsert)
+    }
+
+    private func reserveKeyBlock(
+        entityIndex: Int, count: Int64, select: RawStatement, upsert: RawStatement
+    ) throws -> Int64 {
+        let name = schema.entities[entityIndex].name
+        select.reset()
+        select.bind(.text(name), at: 1)
+        let current = try select.step() ? select.int64(at: 0) : 0
+        select.reset()
+        upsert.reset()
+        upsert.bind([.text(name), .integer(current + count)])
+        try upsert.execute()
+        return current + 1
     }
 
     /// Takes a block of primary keys per entity from the sequence table (batch inserts).

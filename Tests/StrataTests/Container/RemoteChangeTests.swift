@@ -142,5 +142,15 @@ struct RemoteChangeTests {
         #expect(event.origin == .thisContainer)
         #expect(event.historyToken == nil, "no history without history tracking")
         #expect(event.changes?.inserted.count == 1)
+
+        // A commit of metadata alone is a commit too.
+        let metadataEvent = Task {
+            var iterator = stack.container.storeChanges.makeAsyncIterator()
+            return await iterator.next()
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        try stack.container.setMetadata(1, forKey: "cursor")
+        let second = try #require(await metadataEvent.value)
+        #expect(second.changes?.isEmpty == true)
     }
 }

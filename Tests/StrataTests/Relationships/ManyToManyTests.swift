@@ -106,13 +106,6 @@ struct ManyToManyTests {
         }
     }
 
-    @Test func aToManyWithoutInverseIsRefusedWithAMessageNamingTheFix() {
-        let schema = Schema(Shelf.self, Note.self)
-        let problem = schema.problems.first { $0.entityName == "Shelf" }
-        #expect(problem?.code == .invalidSchema)
-        #expect(problem?.message.contains("@Relationship(inverse:)") == true)
-    }
-
     @Test func manyToManySchemasAreValid() throws {
         try articleSchema.validate()
         try boardSchema.validate()
