@@ -4,13 +4,13 @@ import Foundation
 /// keys a batch insert meets.
 protocol BatchOperation {
     func write(
-        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult
 }
 
 extension BatchOperation {
     func values<Model: PersistentModel>(
-        for model: Model.Type, store: SQLiteStore, schema: Schema
+        for model: Model.Type, store: any PersistentStore, schema: Schema
     ) throws(StrataError) -> BatchValues {
         BatchValues(entity: try schema.entity(for: model), schema: schema, storeIdentifier: store.identifier)
     }
@@ -18,7 +18,7 @@ extension BatchOperation {
 
 extension BatchInsertRequest: BatchOperation {
     func write(
-        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
         let entity = values.entity
@@ -49,7 +49,7 @@ extension BatchInsertRequest: BatchOperation {
 
 extension BatchUpdateRequest: BatchOperation {
     func write(
-        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
         let entity = values.entity
@@ -75,24 +75,22 @@ extension BatchUpdateRequest: BatchOperation {
             try PredicateCompiler(schema: schema, entity: entity).compile(predicate)
         }
         let write = try store.batchUpdate(
-            entityIndex: entity.index, whereSQL: condition?.sql, arguments: condition?.arguments ?? [],
-            ordinals: ordinals, values: stored, transaction: transaction)
+            entityIndex: entity.index, predicate: condition, ordinals: ordinals, values: stored, transaction: transaction)
         return BatchResult(resultType: resultType, entityName: entity.name, write: write)
     }
 }
 
 extension BatchDeleteRequest: BatchOperation {
     func write(
-        to store: SQLiteStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let entity = try schema.entity(for: Model.self)
         let selection: BatchDeleteSelection
         switch self.selection {
         case .predicate(let predicate):
-            let condition = try predicate.map { predicate throws(StrataError) in
+            selection = .matching(try predicate.map { predicate throws(StrataError) in
                 try PredicateCompiler(schema: schema, entity: entity).compile(predicate)
-            }
-            selection = .matching(whereSQL: condition?.sql, arguments: condition?.arguments ?? [])
+            })
         case .objectIDs(let ids):
             selection = .keys(try ids.map { id throws(StrataError) in
                 guard id.entityName == entity.name, let key = id.primaryKey, id.storeIdentifier == store.identifier else {

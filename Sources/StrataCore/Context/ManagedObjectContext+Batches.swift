@@ -40,17 +40,16 @@ extension ManagedObjectContext {
         let entityIndex = entity.index
         let registered = registry[entityIndex]
         let store = try coordinator.loadedStore()
-        let plan = store.decodePlan(entityIndex: entityIndex)
         var loaded = ContiguousArray<any PersistentModel>()
         registered.reserveCapacity(keys.count)
-        func take(_ row: RowCursor, at offset: Int) {
+        func take(_ row: any StoreRow, at offset: Int) {
             let pk = row.primaryKey
             let object: any PersistentModel
             if let existing = registered[pk] {
-                row.load(into: existing.persistentBacking, plan)
+                load(row, into: existing.persistentBacking)
                 object = existing
             } else {
-                object = makeObject(entity: entity, storeIdentifier: store.identifier, row: row, plan: plan)
+                object = makeObject(entity: entity, storeIdentifier: store.identifier, row: row)
                 registered[pk] = object
             }
             slots[offset] = object
@@ -70,7 +69,7 @@ extension ManagedObjectContext {
         } else {
             var offsetByKey: [Int64: Int] = [:]
             for (offset, key) in keys.enumerated() where slots[offset] == nil { offsetByKey[key] = offset }
-            try store.fetchRows(entityIndex: entityIndex, primaryKeys: offsetByKey.keys) { row in
+            try store.fetchRows(entityIndex: entityIndex, primaryKeys: Array(offsetByKey.keys)) { row in
                 guard let offset = offsetByKey[row.primaryKey] else { return }
                 take(row, at: offset)
             }

@@ -23,7 +23,7 @@ extension ManagedObjectContext {
     ///
     /// Conflicts are found before anything is written (within the context, then
     /// inside the store's write transaction), so a failed attempt writes nothing.
-    func writeResolvingConflicts(_ first: PendingSave, store: SQLiteStore) throws -> PendingSave {
+    func writeResolvingConflicts(_ first: PendingSave, store: any PersistentStore) throws -> PendingSave {
         var pending = first
         for _ in 0..<Self.maximumConflictRounds {
             var clashes = contextUniquenessClashes(of: pending)
@@ -47,7 +47,7 @@ extension ManagedObjectContext {
 
     /// Settles every clash by the merge policy, or throws when any resolves as `.error`
     /// (then nothing in the context changes).
-    private func settle(_ clashes: [SaveClash], store: SQLiteStore) throws {
+    private func settle(_ clashes: [SaveClash], store: any PersistentStore) throws {
         let resolutions = mergePolicy.resolutions(for: clashes.map(\.conflict))
         let failed = zip(clashes, resolutions).filter { $0.1 == .error }.map(\.0)
         if !failed.isEmpty { throw conflictError(failed) }
@@ -137,7 +137,7 @@ extension ManagedObjectContext {
     }
 
     /// The store's conflicts, matched to this context's objects.
-    private func storeClashes(_ conflicts: StoreConflicts, store: SQLiteStore) -> [SaveClash] {
+    private func storeClashes(_ conflicts: StoreConflicts, store: any PersistentStore) -> [SaveClash] {
         var clashes: [SaveClash] = []
         for row in conflicts.rows {
             guard let object = registry[row.entityIndex][row.primaryKey] else { continue }

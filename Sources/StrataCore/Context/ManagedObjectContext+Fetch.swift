@@ -38,9 +38,9 @@ extension ManagedObjectContext {
                 return FetchResultsCollection(try fetchObjects(request))
             }
             let store = try coordinator.loadedStore()
-            let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)
+            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
             let prefetchOrdinals = try prefetchOrdinals(request.relationshipKeyPathsForPrefetching, entity: entity)
-            let keys = try store.fetchIntegers(sql: query.keysSQL(limited: true), arguments: query.arguments(limited: true))
+            let keys = try store.fetchKeys(plan)
             return FetchResultsCollection(batches: BatchedFetch(
                 context: self, entity: entity, keys: keys, batchSize: batchSize, prefetchOrdinals: prefetchOrdinals))
         } catch {
@@ -56,12 +56,11 @@ extension ManagedObjectContext {
             if parent != nil { return try childFetch(request).count }
             let store = try coordinator.loadedStore()
             let entity = try schema.entity(for: T.self)
-            let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)
+            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
             if request.includesPendingChanges, hasPendingChanges(entityIndex: entity.index) {
                 return try fetchObjects(request).count
             }
-            let counted = try store.fetchIntegers(sql: query.countSQL(), arguments: query.countArguments())
-            return Int(counted.first ?? 0)
+            return try store.count(plan)
         } catch {
             report(error)
             throw error
@@ -73,17 +72,17 @@ extension ManagedObjectContext {
         if parent != nil { return try childFetch(request) }
         let store = try coordinator.loadedStore()
         let entity = try schema.entity(for: T.self)
-        let query = try SelectQuery(request: request, schema: schema, entity: entity, store: store)
+        let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
         let pending = request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)
         if !pending {
-            let objects: [T] = try load(query: query, limited: true, batchSize: request.fetchBatchSize, entity: entity, store: store)
+            let objects: [T] = try load(plan: plan, batchSize: request.fetchBatchSize, entity: entity, store: store)
             try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: entity)
             return objects
         }
 
         // Unsaved changes count: take the store's matches, then this context's
         // changes, ordered and limited together in memory.
-        let stored: [T] = try load(query: query, limited: false, batchSize: 0, entity: entity, store: store)
+        let stored: [T] = try load(plan: plan.unlimited, batchSize: 0, entity: entity, store: store)
         let slice = try applyPendingChanges(to: stored, request: request)
         try prefetch(request.relationshipKeyPathsForPrefetching, of: slice, entity: entity)
         return slice
@@ -98,29 +97,29 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Runs a query and turns rows into registered objects (or batched faults).
+    /// Runs a plan and turns rows into registered objects (or batched faults).
     ///
-    /// The per-row work is non-generic (``loadObjects(into:query:limited:batchSize:entity:store:)``);
+    /// The per-row work is non-generic (``loadObjects(into:plan:batchSize:entity:store:)``);
     /// the typed array is made once at the end by moving the references in.
     private func load<T: PersistentModel>(
-        query: SelectQuery, limited: Bool, batchSize: Int, entity: EntityDescription, store: SQLiteStore
+        plan: FetchPlan, batchSize: Int, entity: EntityDescription, store: any PersistentStore
     ) throws -> [T] {
         // Every object registered for an entity is made by its model type
         // (`entity.modelType == T.self`, from `schema.entity(for: T.self)`).
         precondition(entity.modelType == T.self, "Strata: \(T.self) is not the model type of \(entity.name)")
         var buffer = ObjectBuffer()
         defer { buffer.release() }
-        try loadObjects(into: &buffer, query: query, limited: limited, batchSize: batchSize, entity: entity, store: store)
+        try loadObjects(into: &buffer, plan: plan, batchSize: batchSize, entity: entity, store: store)
         return buffer.moveOut(as: T.self)
     }
 
     private func loadObjects(
-        into objects: inout ObjectBuffer, query: SelectQuery, limited: Bool, batchSize: Int,
-        entity: EntityDescription, store: SQLiteStore
+        into objects: inout ObjectBuffer, plan: FetchPlan, batchSize: Int,
+        entity: EntityDescription, store: any PersistentStore
     ) throws {
         let entityIndex = entity.index
         if batchSize > 0 {
-            let keys = try store.fetchIntegers(sql: query.keysSQL(limited: limited), arguments: query.arguments(limited: limited))
+            let keys = try store.fetchKeys(plan)
             objects.reserve(keys.count)
             registry[entityIndex].reserveCapacity(keys.count)
             let batches = FaultBatch.make(keys: keys, size: batchSize)
@@ -133,11 +132,10 @@ extension ManagedObjectContext {
             }
             return
         }
-        if limited, let limit = query.limit, limit >= 0 {
+        if let limit = plan.limit {
             objects.reserve(min(limit, 4096))
         }
         let storeIdentifier = store.identifier
-        let plan = store.decodePlan(entityIndex: entityIndex)
         // Positions of objects that were registered and loaded already: every
         // other object gets `awakeFromFetch()` once the read is over (hooks may
         // touch other objects), or once it failed partway, for what it loaded.
@@ -145,25 +143,24 @@ extension ManagedObjectContext {
         defer { objects.awakeFromFetch(skipping: alreadyLoaded) }
         do {
             let registered = registry[entityIndex]
-            if limited, let limit = query.limit, limit >= 0 {
+            if let limit = plan.limit {
                 registered.reserveCapacity(min(limit, 4096))
             }
             // A context with none of the entity's objects yet skips the lookup.
             let lookUp = !registered.isEmpty
-            try store.fetchRows(entityIndex: entityIndex, sql: query.selectSQL(limited: limited),
-                                arguments: query.arguments(limited: limited)) { row in
+            try store.fetchRows(plan) { row in
                 let pk = row.primaryKey
                 if lookUp, let existing = registered[pk] {
                     let backing = existing.persistentBacking
                     if backing.isFault {
-                        row.load(into: backing, plan)
+                        load(row, into: backing)
                     } else {
                         alreadyLoaded.append(objects.count)
                     }
                     objects.append(existing)
                     return
                 }
-                let object = makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row, plan: plan)
+                let object = makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row)
                 // Registered while the new object is still in the cache.
                 registered[pk] = object
                 objects.append(object)

@@ -6,7 +6,7 @@ extension ManagedObjectContext {
     // MARK: - Optimistic locking
 
     /// Settles an object whose row changed (`stored`) or vanished (`nil`) since it was read.
-    func resolveLocking(_ object: any PersistentModel, stored: StoredRow?, resolution: MergeResolution, store: SQLiteStore) {
+    func resolveLocking(_ object: any PersistentModel, stored: StoredRow?, resolution: MergeResolution, store: any PersistentStore) {
         let backing = object.persistentBacking
         guard let entity = backing.entity, backing.state == .registered || backing.state == .deleted else { return }
         guard let stored else {
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         }
     }
 
-    private func updatedRowChange(entity: EntityDescription, objectID: ObjectID, stored: StoredRow, store: SQLiteStore) -> ChangeSet {
+    private func updatedRowChange(entity: EntityDescription, objectID: ObjectID, stored: StoredRow, store: any PersistentStore) -> ChangeSet {
         var changes = ChangeSet(storeIdentifier: store.identifier)
         changes.updated = [ChangeSet.Row(
             objectID: objectID, entity: entity, ordinals: entity.columnOrdinals,
@@ -123,7 +123,7 @@ extension ManagedObjectContext {
 
     /// Settles an object whose unique key a stored row holds.
     func resolveStoredKey(
-        _ object: any PersistentModel, constraint: [Int], holder: StoredRow, resolution: MergeResolution, store: SQLiteStore
+        _ object: any PersistentModel, constraint: [Int], holder: StoredRow, resolution: MergeResolution, store: any PersistentStore
     ) {
         let backing = object.persistentBacking
         guard let entity = backing.entity else { return }
@@ -172,7 +172,7 @@ extension ManagedObjectContext {
     /// An inserted object becomes the stored row that holds its key: it takes the
     /// row's ObjectID and version. With object-trump resolutions its in-memory
     /// values are written over the row; otherwise it takes the stored values.
-    private func adoptRow(_ row: StoredRow, into object: any PersistentModel, resolution: MergeResolution, store: SQLiteStore) {
+    private func adoptRow(_ row: StoredRow, into object: any PersistentModel, resolution: MergeResolution, store: any PersistentStore) {
         let backing = object.persistentBacking
         guard let entity = backing.entity, let temporary = backing.temporaryKey else { return }
         let objectWins = resolution.objectWins

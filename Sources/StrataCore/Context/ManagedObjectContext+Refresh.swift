@@ -88,7 +88,7 @@ extension ManagedObjectContext {
             return (ContiguousArray(source.values), source.version)
         }
         guard let pk = backing.primaryKey else { return nil }
-        return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk)
+        return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk).map { ($0.values, $0.version) }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

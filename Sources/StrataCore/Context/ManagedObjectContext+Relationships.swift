@@ -12,11 +12,9 @@ extension ManagedObjectContext {
         if let pk = backing.primaryKey {
             do {
                 let store = try coordinator.loadedStore()
-                if let sql = store.toManyLoadSQL(entityIndex: entity.index, ordinal: ordinal) {
-                    try store.fetchRows(entityIndex: destination.index, sql: sql, arguments: [.integer(pk)]) { row in
-                        let values = store.decodeValues(row, entityIndex: destination.index)
-                        members.append(registerRow(entity: destination, primaryKey: row.primaryKey, values: values, version: row.version))
-                    }
+                try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owner: pk) { row in
+                    members.append(registerRow(
+                        entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version))
                 }
             } catch {
                 report(error)

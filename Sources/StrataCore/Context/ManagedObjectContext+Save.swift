@@ -63,7 +63,7 @@ extension ManagedObjectContext {
     }
 
     /// Brings the saved objects in line with the store after the transaction committed.
-    func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: SQLiteStore) {
+    func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: any PersistentStore) {
         if !pending.inserted.isEmpty {
             // Inserts are written in the order of `pending.inserted`, one row each.
             var counts = [Int](repeating: 0, count: registry.count)

@@ -296,17 +296,25 @@ public final class ManagedObjectContext {
     /// A new object of this context for the row under `row`, its values read
     /// straight into its storage; the caller registers it.
     @inline(__always)
-    func makeObject(entity: EntityDescription, storeIdentifier: String, row: RowCursor, plan: DecodePlan) -> any PersistentModel {
+    func makeObject(entity: EntityDescription, storeIdentifier: String, row: any StoreRow) -> any PersistentModel {
         let backing = ModelBacking.stored(
             entity: entity,
             objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey),
             token: contextToken, isFault: false, version: row.version
         ) { values, count in
-            // The plan and the entity come from the same schema.
-            precondition(count == plan.propertyCount, "Strata: a stored row does not fit its object")
-            row.initializeValues(values, plan)
+            // The row and the entity come from the same schema.
+            precondition(count == row.propertyCount, "Strata: a stored row does not fit its object")
+            row.initializeValues(values)
         }
         return entity.modelType.init(backing: backing)
+    }
+
+    /// Loads a row into the backing of a registered object (a fault, or one
+    /// being refreshed): its values replace the backing's, at the row's version.
+    @inline(__always)
+    func load(_ row: any StoreRow, into backing: ModelBacking) {
+        row.assignValues(backing.values)
+        backing.finishLoading(version: row.version)
     }
 
     func fulfill(_ backing: ModelBacking) throws {
@@ -327,10 +335,9 @@ public final class ManagedObjectContext {
     }
 
     /// Loads every still-faulted object of a batch with one query.
-    private func fulfill(_ batch: FaultBatch, entity: EntityDescription, store: SQLiteStore) throws {
+    private func fulfill(_ batch: FaultBatch, entity: EntityDescription, store: any PersistentStore) throws {
         let keys = batch.keys.filter { registry[entity.index][$0]?.persistentBacking.isFault == true }
         guard !keys.isEmpty else { return }
-        let plan = store.decodePlan(entityIndex: entity.index)
         var loaded: [any PersistentModel] = []
         // Hooks run once the read is over (one that fires another fault must
         // not start a read inside this one), and after a read that failed
@@ -338,7 +345,7 @@ public final class ManagedObjectContext {
         defer { for object in loaded { object.awakeFromFetch() } }
         try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
-            row.load(into: object.persistentBacking, plan)
+            load(row, into: object.persistentBacking)
             loaded.append(object)
         }
     }

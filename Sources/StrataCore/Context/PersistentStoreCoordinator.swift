@@ -11,7 +11,7 @@ public final class PersistentStoreCoordinator: Sendable {
     public let schema: Schema
     private struct State: @unchecked Sendable {
         // @unchecked: `weak` references to Sendable inboxes only.
-        var store: SQLiteStore?
+        var store: (any PersistentStore)?
         var relay: Relay?
         var inboxes: [WeakInbox] = []
         var changeSubscribers: [UUID: ChangeSubscriber] = [:]
@@ -29,7 +29,7 @@ public final class PersistentStoreCoordinator: Sendable {
     }
 
     /// The loaded store, or `.storeNotLoaded`.
-    package func loadedStore() throws(StrataError) -> SQLiteStore {
+    package func loadedStore() throws(StrataError) -> any PersistentStore {
         guard let store = state.withLock({ $0.store }) else {
             throw StrataError(.storeNotLoaded, "The persistent stores are not loaded; call loadPersistentStores() first")
         }
@@ -38,7 +38,7 @@ public final class PersistentStoreCoordinator: Sendable {
 
     package var isLoaded: Bool { state.withLock { $0.store != nil } }
 
-    package func attach(_ store: SQLiteStore) {
+    package func attach(_ store: any PersistentStore) {
         let relay = Relay(coordinator: self)
         state.withLock { state in
             state.store = store
@@ -49,7 +49,7 @@ public final class PersistentStoreCoordinator: Sendable {
             do {
                 try store.startWatchingRemoteChanges { [weak self] change in self?.deliverRemote(change) }
             } catch {
-                SQLiteStore.logger.error("Remote change notifications are off: \(error)")
+                ManagedObjectContext.logger.error("Remote change notifications are off: \(error)")
             }
         }
     }
@@ -60,7 +60,6 @@ public final class PersistentStoreCoordinator: Sendable {
             defer { state.store = nil }
             return state.store
         }
-        store?.stopWatchingRemoteChanges()
         try store?.close()
     }
 
@@ -119,7 +118,7 @@ public final class PersistentStoreCoordinator: Sendable {
     private final class Relay: StoreObserver {
         weak let coordinator: PersistentStoreCoordinator?
         init(coordinator: PersistentStoreCoordinator) { self.coordinator = coordinator }
-        func store(_ store: SQLiteStore, didCommit changes: ChangeSet) {
+        func store(_ store: any PersistentStore, didCommit changes: ChangeSet) {
             coordinator?.deliver(changes)
         }
     }

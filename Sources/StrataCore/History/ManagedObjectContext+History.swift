@@ -47,7 +47,7 @@ extension ManagedObjectContext {
 
     /// Turns the settled outcome into change-set rows holding the objects'
     /// current stored values, reading only rows this context can use.
-    private func readRows(for outcome: HistoryOutcome, from store: SQLiteStore, into changes: inout ChangeSet) throws {
+    private func readRows(for outcome: HistoryOutcome, from store: any PersistentStore, into changes: inout ChangeSet) throws {
         var deleted = outcome.deleted
         var needed: [Int: [Int64]] = [:]
         for key in outcome.inserted where affectsLoadedInverse(entityIndex: key.entityIndex, names: nil) {
@@ -65,20 +65,15 @@ extension ManagedObjectContext {
         for (entityIndex, keys) in needed.sorted(by: { $0.key < $1.key }) {
             let entity = schema.entities[entityIndex]
             var found = Set<Int64>()
-            for start in stride(from: 0, to: keys.count, by: 500) {
-                let chunk = keys[start..<min(start + 500, keys.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let sql = "SELECT \(store.selectList(entityIndex: entityIndex)) FROM \(store.tableName(entityIndex: entityIndex)) AS t0 WHERE t0.pk IN (\(placeholders))"
-                try store.fetchRows(entityIndex: entityIndex, sql: sql, arguments: chunk.map { .integer($0) }) { cursor in
-                    let values = store.decodeValues(cursor, entityIndex: entityIndex)
-                    let key = HistoryOutcome.Key(entityIndex: entityIndex, primaryKey: cursor.primaryKey)
-                    let row = ChangeSet.Row(
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
-                        entity: entity, ordinals: entity.columnOrdinals,
-                        values: entity.columnOrdinals.map { values[$0] }, version: cursor.version)
-                    found.insert(key.primaryKey)
-                    if outcome.updated[key] != nil { changes.updated.append(row) } else { changes.inserted.append(row) }
-                }
+            try store.fetchRows(entityIndex: entityIndex, primaryKeys: keys) { cursor in
+                let values = cursor.decodeValues()
+                let key = HistoryOutcome.Key(entityIndex: entityIndex, primaryKey: cursor.primaryKey)
+                let row = ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
+                    entity: entity, ordinals: entity.columnOrdinals,
+                    values: entity.columnOrdinals.map { values[$0] }, version: cursor.version)
+                found.insert(key.primaryKey)
+                if outcome.updated[key] != nil { changes.updated.append(row) } else { changes.inserted.append(row) }
             }
             // Rows a later save deleted are gone for this context too.
             for key in keys where !found.contains(key) {

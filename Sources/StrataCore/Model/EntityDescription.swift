@@ -139,3 +139,19 @@ public struct EntitySummary: Sendable, Hashable, Codable {
     public var uniquenessConstraints: [[String]]
     public var indexes: [[String]]
 }
+
+extension EntityDescription {
+    /// Every uniqueness constraint, as property ordinals: each `.unique`
+    /// attribute alone, then each `#Unique` group.
+    package var uniqueKeyOrdinals: [[Int]] {
+        var keys: [[Int]] = []
+        for (ordinal, property) in properties.enumerated() {
+            if case .attribute(let attribute) = property, attribute.isUnique { keys.append([ordinal]) }
+        }
+        for group in uniquenessConstraints {
+            let ordinals = group.compactMap { ordinalByName[$0] }
+            if ordinals.count == group.count { keys.append(ordinals) }
+        }
+        return keys
+    }
+}

@@ -7,8 +7,8 @@ import Foundation
 
 // MARK: - Leaves
 
-extension PredicateExpressions.Variable: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.Variable: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         guard let value = compilation.variables[key] else {
             throw StrataError(.unsupportedPredicate, "the predicate uses a variable outside its scope (\(Self.self))")
         }
@@ -18,48 +18,49 @@ extension PredicateExpressions.Variable: SQLPredicateExpression {
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool { key == variable }
 }
 
-extension PredicateExpressions.Value: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.Value: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         .constant(value)
     }
 }
 
-extension PredicateExpressions.NilLiteral: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.NilLiteral: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         .null
     }
 }
 
-extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let base = try root.compileSQL(&compilation)
+extension PredicateExpressions.KeyPath: StorePredicateExpression where Root: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let base = try root.compileStore(&compilation)
         switch base {
-        case .object(let reference):
-            return try compilation.member(keyPath, of: reference, in: Self.self)
+        case .object(let object):
+            return try compilation.member(keyPath, of: object, in: Self.self)
         case .constant(let value):
             // A key path on a captured value (`limits.minimum`) is evaluated now.
             guard let root = value as? Root.Output else {
                 throw StrataError(.unsupportedPredicate, "\(Self.self) has a value of an unexpected type")
             }
             return .constant(root[keyPath: keyPath])
-        case .toMany(let relationship):
+        case .toMany(let relationship, let name):
             let access: CollectionAccess = switch kind {
             case .collectionCount: .count
             case .collectionIsEmpty: .isEmpty
             default: .other
             }
-            return try compilation.aggregate(access, of: relationship, in: Self.self)
-        case .scalar(let term) where kind == .collectionIsEmpty && Root.Output.self is any StringProtocol.Type:
-            return .scalar(.binary(term, "=", .atomic("''"), .equality))
+            return try compilation.aggregate(access, of: relationship, name: name, in: Self.self)
+        case .scalar(let value) where kind == .collectionIsEmpty && Root.Output.self is any StringProtocol.Type:
+            // Unknown for nil, as the other properties of a missing value.
+            return .scalar(.compare(value, .equal, .value(.text(""))))
         case .scalar, .null:
             throw StrataError(
                 .unsupportedPredicate,
-                "the key path \(keyPath) cannot be translated to SQL; only persistent properties, to-one relationships, String.isEmpty and the count and isEmpty of to-many relationships can be (in \(Self.self))")
+                "the key path \(keyPath) cannot be translated to a store query; only persistent properties, to-one relationships, String.isEmpty and the count and isEmpty of to-many relationships can be (in \(Self.self))")
         }
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
-        // Column reads and subqueries on a NULL key are NULL; counts of to-many
+        // Properties of a missing object are NULL; counts of to-many
         // relationships are not.
         guard root.yieldsNull(whenNull: variable) else { return false }
         return kind == nil || Root.Output.self is any StringProtocol.Type
@@ -67,14 +68,14 @@ extension PredicateExpressions.KeyPath: SQLPredicateExpression where Root: SQLPr
 }
 
 extension PredicateCompilation {
-    /// A property of an object: a column, a related object, or a to-many relationship.
-    mutating func member(_ keyPath: AnyKeyPath, of reference: ObjectReference, in node: Any.Type)
+    /// A property of an object: a stored value, a related object, or a to-many relationship.
+    mutating func member(_ keyPath: AnyKeyPath, of object: ObjectOperand, in node: Any.Type)
         throws(StrataError) -> PredicateOperand
     {
-        let entity = reference.entity
+        let entity = schema.entities[object.entityIndex]
         guard let ordinal = entity.ordinal(for: keyPath) else {
             if keyPath == objectIDKeyPath(entity.modelType) {
-                return .object(reference)
+                return .object(object)
             }
             throw StrataError(
                 .unsupportedPredicate,
@@ -82,28 +83,14 @@ extension PredicateCompilation {
                 entityName: entity.name)
         }
         switch entity.properties[ordinal] {
-        case .attribute(let attribute):
-            return .scalar(column(attribute.name, of: reference))
+        case .attribute:
+            return .scalar(.property(object, ordinal))
         case .relationship(let relationship) where !relationship.isToMany:
-            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-            return .object(ObjectReference(key: column(relationship.name, of: reference), entity: destination))
+            let destination = entity.destinationIndexByOrdinal[ordinal]
+            return .object(.keyed(.property(object, ordinal), entity: destination))
         case .relationship(let relationship):
-            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-            if let join = RelationshipLayout.joinTable(of: entity, ordinal: ordinal, in: schema) {
-                return .toMany(ToManyReference(
-                    owner: reference, name: relationship.name, destination: destination,
-                    inverseColumn: "", joinTable: join))
-            }
-            guard inverse >= 0, destination.properties[inverse].hasColumn else {
-                throw StrataError(
-                    .unsupportedPredicate,
-                    "the to-many relationship \(entity.name).\(relationship.name) has no inverse to query through",
-                    entityName: entity.name, propertyName: relationship.name)
-            }
-            return .toMany(ToManyReference(
-                owner: reference, name: relationship.name, destination: destination,
-                inverseColumn: destination.properties[inverse].name))
+            let destination = entity.destinationIndexByOrdinal[ordinal]
+            return .toMany(ToManyOperand(owner: object, ordinal: ordinal, destinationIndex: destination), name: relationship.name)
         }
     }
 }
@@ -115,27 +102,27 @@ private func objectIDKeyPath<M: PersistentModel>(_ type: M.Type) -> AnyKeyPath {
 
 // MARK: - Logic
 
-extension PredicateExpressions.Conjunction: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let left = try compilation.condition(lhs.compileSQL(&compilation), in: Self.self)
-        let right = try compilation.condition(rhs.compileSQL(&compilation), in: Self.self)
-        return .scalar(.binary(left, "AND", right, .and))
+extension PredicateExpressions.Conjunction: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let left = try compilation.condition(lhs.compileStore(&compilation), in: Self.self)
+        let right = try compilation.condition(rhs.compileStore(&compilation), in: Self.self)
+        return .scalar(.and(left, right))
     }
 }
 
-extension PredicateExpressions.Disjunction: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let left = try compilation.condition(lhs.compileSQL(&compilation), in: Self.self)
-        let right = try compilation.condition(rhs.compileSQL(&compilation), in: Self.self)
-        return .scalar(.binary(left, "OR", right, .or))
+extension PredicateExpressions.Disjunction: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let left = try compilation.condition(lhs.compileStore(&compilation), in: Self.self)
+        let right = try compilation.condition(rhs.compileStore(&compilation), in: Self.self)
+        return .scalar(.or(left, right))
     }
 }
 
-extension PredicateExpressions.Negation: SQLPredicateExpression where Wrapped: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        .scalar(.not(try compilation.condition(wrapped.compileSQL(&compilation), in: Self.self)))
+extension PredicateExpressions.Negation: StorePredicateExpression where Wrapped: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        .scalar(.not(try compilation.condition(wrapped.compileStore(&compilation), in: Self.self)))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -143,55 +130,49 @@ extension PredicateExpressions.Negation: SQLPredicateExpression where Wrapped: S
     }
 }
 
-extension PredicateExpressions.Conditional: SQLPredicateExpression
-where Test: SQLPredicateExpression, If: SQLPredicateExpression, Else: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let test = try compilation.condition(test.compileSQL(&compilation), in: Self.self)
-        let yes = try compilation.scalar(trueBranch.compileSQL(&compilation), in: Self.self)
-        let no = try compilation.scalar(falseBranch.compileSQL(&compilation), in: Self.self)
-        var fragment = SQLFragment("CASE WHEN ") + test.fragment
-        fragment.append(" THEN ")
-        fragment.append(yes.fragment)
-        fragment.append(" ELSE ")
-        fragment.append(no.fragment)
-        fragment.append(" END")
-        return .scalar(SQLTerm(fragment, .atomic))
+extension PredicateExpressions.Conditional: StorePredicateExpression
+where Test: StorePredicateExpression, If: StorePredicateExpression, Else: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let test = try compilation.condition(test.compileStore(&compilation), in: Self.self)
+        let yes = try compilation.scalar(trueBranch.compileStore(&compilation), in: Self.self)
+        let no = try compilation.scalar(falseBranch.compileStore(&compilation), in: Self.self)
+        return .scalar(.conditional(test, yes, no))
     }
 }
 
 // MARK: - Comparisons
 
-extension PredicateExpressions.Equal: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let left = try lhs.compileSQL(&compilation)
-        let right = try rhs.compileSQL(&compilation)
+extension PredicateExpressions.Equal: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let left = try lhs.compileStore(&compilation)
+        let right = try rhs.compileStore(&compilation)
         return try compilation.equality(left, right, negated: false, in: Self.self)
     }
 }
 
-extension PredicateExpressions.NotEqual: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let left = try lhs.compileSQL(&compilation)
-        let right = try rhs.compileSQL(&compilation)
+extension PredicateExpressions.NotEqual: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let left = try lhs.compileStore(&compilation)
+        let right = try rhs.compileStore(&compilation)
         return try compilation.equality(left, right, negated: true, in: Self.self)
     }
 }
 
-extension PredicateExpressions.Comparison: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.Comparison: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         try compilation.requireOrdering(of: LHS.Output.self, in: Self.self)
-        let left = try compilation.scalar(lhs.compileSQL(&compilation), in: Self.self)
-        let right = try compilation.scalar(rhs.compileSQL(&compilation), in: Self.self)
-        let op = switch self.op {
-        case .lessThan: "<"
-        case .lessThanOrEqual: "<="
-        case .greaterThan: ">"
-        case .greaterThanOrEqual: ">="
+        let left = try compilation.scalar(lhs.compileStore(&compilation), in: Self.self)
+        let right = try compilation.scalar(rhs.compileStore(&compilation), in: Self.self)
+        let op: ComparisonOperator = switch self.op {
+        case .lessThan: .lessThan
+        case .lessThanOrEqual: .lessThanOrEqual
+        case .greaterThan: .greaterThan
+        case .greaterThanOrEqual: .greaterThanOrEqual
         }
-        return .scalar(.binary(left, op, right, .relational))
+        return .scalar(.compare(left, op, right))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -201,24 +182,24 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
 
 // MARK: - Arithmetic
 
-/// Throws for numbers SQL cannot compute with like Swift (`Decimal` is stored as text).
+/// Throws for numbers stores cannot compute with like Swift (`Decimal` is stored as text).
 private func requireArithmetic(on type: Any.Type, in node: Any.Type) throws(StrataError) {
     guard predicateBaseType(type) is any PersistentValue.Type, predicateBaseType(type) != Decimal.self else {
         throw StrataError(
-            .unsupportedPredicate, "\(node) cannot be translated to SQL: \(type) arithmetic is not supported")
+            .unsupportedPredicate, "\(node) cannot be translated to a store query: \(type) arithmetic is not supported")
     }
 }
 
-extension PredicateExpressions.Arithmetic: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.Arithmetic: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         try requireArithmetic(on: LHS.Output.self, in: Self.self)
-        let left = try compilation.scalar(lhs.compileSQL(&compilation), in: Self.self)
-        let right = try compilation.scalar(rhs.compileSQL(&compilation), in: Self.self)
+        let left = try compilation.scalar(lhs.compileStore(&compilation), in: Self.self)
+        let right = try compilation.scalar(rhs.compileStore(&compilation), in: Self.self)
         return switch op {
-        case .add: .scalar(.binary(left, "+", right, .additive))
-        case .subtract: .scalar(.binary(left, "-", right, .additive))
-        case .multiply: .scalar(.binary(left, "*", right, .multiplicative))
+        case .add: .scalar(.arithmetic(left, .add, right))
+        case .subtract: .scalar(.arithmetic(left, .subtract, right))
+        case .multiply: .scalar(.arithmetic(left, .multiply, right))
         }
     }
 
@@ -227,21 +208,21 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-/// `/` and `%`: SQLite truncates integer division toward zero, as Swift does.
-/// Division by zero is NULL in SQL (the row does not match) where Swift traps.
-private func division<L: SQLPredicateExpression, R: SQLPredicateExpression>(
-    _ lhs: L, _ op: String, _ rhs: R, of type: Any.Type, _ compilation: inout PredicateCompilation, in node: Any.Type
+/// `/` and `%`: integer division truncates toward zero, as Swift does.
+/// Division by zero is NULL (the row does not match) where Swift traps.
+private func division<L: StorePredicateExpression, R: StorePredicateExpression>(
+    _ lhs: L, _ op: ArithmeticOperator, _ rhs: R, of type: Any.Type, _ compilation: inout PredicateCompilation, in node: Any.Type
 ) throws(StrataError) -> PredicateOperand {
     try requireArithmetic(on: type, in: node)
-    let left = try compilation.scalar(lhs.compileSQL(&compilation), in: node)
-    let right = try compilation.scalar(rhs.compileSQL(&compilation), in: node)
-    return .scalar(.binary(left, op, right, .multiplicative))
+    let left = try compilation.scalar(lhs.compileStore(&compilation), in: node)
+    let right = try compilation.scalar(rhs.compileStore(&compilation), in: node)
+    return .scalar(.arithmetic(left, op, right))
 }
 
-extension PredicateExpressions.IntDivision: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try division(lhs, "/", rhs, of: LHS.Output.self, &compilation, in: Self.self)
+extension PredicateExpressions.IntDivision: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        try division(lhs, .divide, rhs, of: LHS.Output.self, &compilation, in: Self.self)
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -249,10 +230,10 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.IntRemainder: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try division(lhs, "%", rhs, of: LHS.Output.self, &compilation, in: Self.self)
+extension PredicateExpressions.IntRemainder: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        try division(lhs, .remainder, rhs, of: LHS.Output.self, &compilation, in: Self.self)
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -260,10 +241,10 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.FloatDivision: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try division(lhs, "/", rhs, of: LHS.Output.self, &compilation, in: Self.self)
+extension PredicateExpressions.FloatDivision: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        try division(lhs, .divide, rhs, of: LHS.Output.self, &compilation, in: Self.self)
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -271,11 +252,11 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.UnaryMinus: SQLPredicateExpression where Wrapped: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+extension PredicateExpressions.UnaryMinus: StorePredicateExpression where Wrapped: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
         try requireArithmetic(on: Wrapped.Output.self, in: Self.self)
-        let operand = try compilation.scalar(wrapped.compileSQL(&compilation), in: Self.self)
-        return .scalar(SQLTerm(SQLFragment("-") + operand.operand(atLeast: .atomic), .unary))
+        let operand = try compilation.scalar(wrapped.compileStore(&compilation), in: Self.self)
+        return .scalar(.negate(operand))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -285,11 +266,11 @@ extension PredicateExpressions.UnaryMinus: SQLPredicateExpression where Wrapped:
 
 // MARK: - Optionals
 
-extension PredicateExpressions.NilCoalesce: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let left = try lhs.compileSQL(&compilation)
-        let right = try rhs.compileSQL(&compilation)
+extension PredicateExpressions.NilCoalesce: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let left = try lhs.compileStore(&compilation)
+        let right = try rhs.compileStore(&compilation)
         switch left {
         case .null:
             return right
@@ -299,21 +280,22 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
                 return right
             }
             return left
-        case .object(let reference):
-            let key = try compilation.objectKey(right, comparedWith: reference.entity, in: Self.self) ?? .null
-            return .object(ObjectReference(key: .call("COALESCE", [reference.key, key]), entity: reference.entity))
+        case .object(let object):
+            let entity = compilation.schema.entities[object.entityIndex]
+            let key = try compilation.objectKey(right, comparedWith: entity, in: Self.self) ?? .null
+            return .object(.keyed(.coalesce(object.key, key), entity: object.entityIndex))
         default:
             let first = try compilation.scalar(left, in: Self.self)
             let second = try compilation.scalar(right, in: Self.self)
-            return .scalar(.call("COALESCE", [first, second]))
+            return .scalar(.coalesce(first, second))
         }
     }
 }
 
-extension PredicateExpressions.OptionalFlatMap: SQLPredicateExpression
-where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let base = try wrapped.compileSQL(&compilation)
+extension PredicateExpressions.OptionalFlatMap: StorePredicateExpression
+where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let base = try wrapped.compileStore(&compilation)
         switch base {
         case .null:
             return .null
@@ -322,23 +304,19 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
             guard let some = (value as? Wrapped?) ?? nil else { return .null }
             return try compilation.with(variable.key, boundTo: .constant(some), compile: transform)
         case .toMany:
-            throw StrataError(.unsupportedPredicate, "\(Self.self) cannot be translated to SQL")
+            throw StrataError(.unsupportedPredicate, "\(Self.self) cannot be translated to a store query")
         case .scalar, .object:
             let result = try compilation.with(variable.key, boundTo: base, compile: transform)
             if transform.yieldsNull(whenNull: variable.key) {
                 return result
             }
-            // Swift skips the transform for nil; SQL must not evaluate it to non-NULL.
-            let test = SQLTerm.binary(try compilation.scalar(base, in: Self.self), "IS", .null, .equality)
-            func guarded(_ term: SQLTerm) -> SQLTerm {
-                var fragment = SQLFragment("CASE WHEN ") + test.fragment
-                fragment.append(" THEN NULL ELSE ")
-                fragment.append(term.fragment)
-                fragment.append(" END")
-                return SQLTerm(fragment, .atomic)
+            // Swift skips the transform for nil; the store must not make it non-NULL.
+            let test = StoreExpression.isNull(try compilation.scalar(base, in: Self.self))
+            func guarded(_ value: StoreExpression) -> StoreExpression {
+                .conditional(test, .null, value)
             }
-            if case .object(let reference) = result {
-                return .object(ObjectReference(key: guarded(reference.key), entity: reference.entity))
+            if case .object(let object) = result {
+                return .object(.keyed(guarded(object.key), entity: object.entityIndex))
             }
             return .scalar(guarded(try compilation.scalar(result, in: Self.self)))
         }
@@ -349,9 +327,9 @@ where LHS: SQLPredicateExpression, RHS: SQLPredicateExpression {
     }
 }
 
-extension PredicateExpressions.ForcedUnwrap: SQLPredicateExpression where Inner: SQLPredicateExpression {
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let operand = try inner.compileSQL(&compilation)
+extension PredicateExpressions.ForcedUnwrap: StorePredicateExpression where Inner: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        let operand = try inner.compileStore(&compilation)
         if case .constant(let value) = operand {
             // Mirror Swift: unwrapping a captured nil is an error, not a non-match.
             guard let some = (value as? Wrapped?) ?? nil else {

@@ -1,30 +1,25 @@
 import Foundation
 
-/// Translates Foundation predicates and sort descriptors into SQL over Strata's tables.
-///
-/// The root entity's table has the alias `t0`; attributes and to-one relationships
-/// are columns named like the property. A key path through a to-one relationship
-/// (`$0.author?.name`) becomes a correlated subquery on the destination's table
-/// (aliases `t1`, `t2`, …). Every value is bound, never spliced into the SQL.
+/// Translates Foundation predicates and sort descriptors into Strata's
+/// store-neutral form, ``StoreExpression`` and ``SortTerm``; each store renders
+/// or evaluates that form itself (SQLite as SQL, the in-memory store in Swift).
 ///
 /// Compilation walks `predicate.expression`; each supported
-/// `PredicateExpressions` type adopts ``SQLPredicateExpression``. Anything else
-/// throws ``StrataError/Code/unsupportedPredicate`` naming the expression:
-/// nothing falls back to filtering in memory.
+/// `PredicateExpressions` type adopts ``StorePredicateExpression``. Anything else
+/// throws ``StrataError/Code/unsupportedPredicate`` naming the expression, before
+/// any store is touched: nothing falls back to filtering in memory.
 ///
 /// ```swift
 /// let compiler = PredicateCompiler(schema: schema, entity: try schema.entity(for: Book.self))
 /// let condition = try compiler.compile(#Predicate<Book> { $0.year >= 2000 && $0.rating == nil })
-/// // condition.sql == #"t0."year" >= ? AND t0."rating" IS NULL"#, arguments [.integer(2000)]
 /// let order = try compiler.compileSort([SortDescriptor(\Book.title)])
-/// // order.sql == #"t0."title" COLLATE BINARY ASC"#
 /// ```
 ///
 /// Semantics worth knowing:
-/// - `==` / `!=` compile to `IS` / `IS NOT`, so `nil` compares as in Swift.
-/// - String comparisons, `contains` and `starts(with:)` compare code points
-///   (byte-wise UTF-8), like Swift for NFC-normalized text; `starts(with:)` does not
-///   respect grapheme boundaries (`"e\u{301}"` starts with `"e"` in SQL).
+/// - `==` / `!=` treat `nil` as Swift does (`nil == nil`).
+/// - String comparisons, `contains` and `starts(with:)` compare code points, like
+///   Swift for NFC-normalized text; `starts(with:)` does not respect grapheme
+///   boundaries (`"e\u{301}"` starts with `"e"`).
 /// - `localizedStandardContains` (Apple platforms only) folds ASCII case only.
 /// - A forced unwrap of `nil` makes the enclosing comparison unknown, so the row
 ///   does not match (where Swift would throw).
@@ -37,17 +32,27 @@ package struct PredicateCompiler: Sendable {
         self.entity = entity
     }
 
-    /// The WHERE-clause expression for a predicate, e.g. `t0."year" >= ?` with
-    /// arguments `[.integer(2000)]`.
-    package func compile<T: PersistentModel>(_ predicate: Predicate<T>) throws(StrataError) -> SQLFragment {
+    /// The condition a predicate stands for.
+    package func compile<T: PersistentModel>(_ predicate: Predicate<T>) throws(StrataError) -> StoreExpression {
         try checkModelType(T.self)
-        guard let expression = predicate.expression as? any SQLPredicateExpression else {
+        guard let expression = predicate.expression as? any StorePredicateExpression else {
             throw Self.unsupported(expression: predicate.expression)
         }
         var compilation = PredicateCompilation(schema: schema)
-        compilation.variables[predicate.variable.key] = .object(ObjectReference(row: "t0", entity: entity))
-        let result = try expression.compileSQL(&compilation)
-        return try compilation.condition(result, in: type(of: predicate.expression)).fragment
+        compilation.variables[predicate.variable.key] = .object(.row(0, entity: entity.index))
+        let result = try expression.compileStore(&compilation)
+        return try compilation.condition(result, in: type(of: predicate.expression))
+    }
+
+    /// A request's predicate, order and page as a plan for the store.
+    package func plan<T: PersistentModel>(for request: FetchRequest<T>) throws(StrataError) -> FetchPlan {
+        try checkModelType(T.self)
+        return FetchPlan(
+            entityIndex: entity.index,
+            predicate: try request.predicate.map { predicate throws(StrataError) in try compile(predicate) },
+            sort: try compileSort(request.sortBy),
+            limit: request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil },
+            offset: request.fetchOffset)
     }
 
     func checkModelType(_ type: any PersistentModel.Type) throws(StrataError) {
@@ -58,13 +63,13 @@ package struct PredicateCompiler: Sendable {
         }
     }
 
-    /// The error for an expression tree that does not adopt ``SQLPredicateExpression``,
+    /// The error for an expression tree that does not adopt ``StorePredicateExpression``,
     /// naming the innermost unsupported node rather than the whole tree.
     static func unsupported(expression: Any) -> StrataError {
         var node = expression
         search: while true {
             for child in Mirror(reflecting: node).children
-            where child.value is any PredicateExpression && !(child.value is any SQLPredicateExpression) {
+            where child.value is any PredicateExpression && !(child.value is any StorePredicateExpression) {
                 node = child.value
                 continue search
             }
@@ -72,7 +77,7 @@ package struct PredicateCompiler: Sendable {
         }
         return StrataError(
             .unsupportedPredicate,
-            "the predicate expression \(type(of: node)) cannot be translated to SQL")
+            "the predicate expression \(type(of: node)) cannot be translated to a store query")
     }
 }
 
@@ -80,136 +85,79 @@ package struct PredicateCompiler: Sendable {
 
 /// A `PredicateExpressions` node the compiler can translate; adopted through
 /// conditional conformances, so a tree conforms only when all its nodes do.
-protocol SQLPredicateExpression {
-    /// The node's SQL, or what it denotes (an object, a constant) when that is not a value yet.
-    func compileSQL(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand
+protocol StorePredicateExpression {
+    /// What the node denotes: a value, an object, a to-many relationship, or a
+    /// constant known now.
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand
 
-    /// Whether the SQL is NULL whenever the variable is NULL, so that
-    /// `OptionalFlatMap` needs no `CASE` to produce Swift's `nil`.
+    /// Whether the value is NULL whenever the variable is NULL, so that
+    /// `OptionalFlatMap` needs no conditional to produce Swift's `nil`.
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool
 }
 
-extension SQLPredicateExpression {
+extension StorePredicateExpression {
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool { false }
-}
-
-/// An object a predicate refers to: a row in scope (the root `t0`, or a row of
-/// an `EXISTS` subquery) or just its primary key (the value of a to-one column).
-struct ObjectReference {
-    /// The alias of the row when it is in scope; columns are then read directly.
-    let row: String?
-    let entity: EntityDescription
-    /// SQL for the object's primary key; NULL when there is no object.
-    let key: SQLTerm
-
-    init(row: String, entity: EntityDescription) {
-        self.row = row
-        self.entity = entity
-        self.key = .atomic("\(row).pk")
-    }
-
-    init(key: SQLTerm, entity: EntityDescription) {
-        self.row = nil
-        self.entity = entity
-        self.key = key
-    }
-}
-
-/// A to-many relationship: the destination rows whose inverse column holds the
-/// owner's key (one-to-many), or that a join table pairs with it (many-to-many).
-struct ToManyReference {
-    let owner: ObjectReference
-    let name: String
-    let destination: EntityDescription
-    /// The destination's to-one column that points back at the owner (one-to-many).
-    let inverseColumn: String
-    /// The join table and its owner and member columns (many-to-many).
-    var joinTable: (table: String, owner: String, member: String)? = nil
-
-    /// The `FROM` clause over the destination rows as `alias`, and the term
-    /// that ties them to the owner.
-    func source(alias: String) -> (from: String, link: SQLTerm) {
-        let from = "\(quote(destination.name)) AS \(alias)"
-        guard let joinTable else {
-            return (from, .binary(.atomic("\(alias).\(quote(inverseColumn))"), "=", owner.key, .equality))
-        }
-        let join = "\(alias)_j"
-        return (
-            "\(from) JOIN \(quote(joinTable.table)) AS \(join) ON \(join).\(quote(joinTable.member)) = \(alias).pk",
-            .binary(.atomic("\(join).\(quote(joinTable.owner))"), "=", owner.key, .equality))
-    }
 }
 
 /// What a compiled predicate node denotes.
 enum PredicateOperand {
-    /// An SQL value.
-    case scalar(SQLTerm)
+    /// A stored value or condition.
+    case scalar(StoreExpression)
     /// A model object (compared by primary key).
-    case object(ObjectReference)
-    /// A to-many relationship; usable with `contains`, `allSatisfy`, `count`, `isEmpty`.
-    case toMany(ToManyReference)
+    case object(ObjectOperand)
+    /// A to-many relationship (named for messages); usable with `contains`,
+    /// `allSatisfy`, `count`, `isEmpty`.
+    case toMany(ToManyOperand, name: String)
     /// A value computed in Swift (a `PredicateExpressions.Value` or a key path on one),
-    /// converted when its use is known: a sequence for `IN`, an object for its key.
+    /// converted when its use is known: a sequence for membership, an object for its key.
     case constant(Any)
     /// Swift's `nil` literal.
     case null
 }
 
-/// The state of one compilation: aliases handed out and variables in scope.
+/// The state of one compilation: row variables handed out and predicate
+/// variables in scope.
 struct PredicateCompilation {
     let schema: Schema
-    private var nextAlias = 1
+    private var nextRowVariable = 1
     var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
 
     init(schema: Schema) {
         self.schema = schema
     }
 
-    /// A fresh table alias (`t1`, `t2`, …) for a subquery.
-    mutating func makeAlias() -> String {
-        defer { nextAlias += 1 }
-        return "t\(nextAlias)"
+    /// A fresh row variable for the members of a quantifier.
+    mutating func makeRowVariable() -> Int {
+        defer { nextRowVariable += 1 }
+        return nextRowVariable
     }
 
-    /// The operand as an SQL value.
-    func scalar(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> SQLTerm {
+    /// The operand as a stored value.
+    func scalar(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> StoreExpression {
         switch operand {
-        case .scalar(let term): return term
-        case .object(let reference): return reference.key
-        case .constant(let value): return .bound(try storedValue(forPredicateValue: value))
+        case .scalar(let expression): return expression
+        case .object(let object): return object.key
+        case .constant(let value): return .value(try storedValue(forPredicateValue: value))
         case .null: return .null
-        case .toMany(let relationship):
+        case .toMany(let relationship, let name):
+            let owner = schema.entities[relationship.owner.entityIndex].name
             throw StrataError(
                 .unsupportedPredicate,
-                "the to-many relationship \(relationship.owner.entity.name).\(relationship.name) can only be used with contains, contains(where:), allSatisfy, count and isEmpty (in \(node))",
-                entityName: relationship.owner.entity.name, propertyName: relationship.name)
+                "the to-many relationship \(owner).\(name) can only be used with contains, contains(where:), allSatisfy, count and isEmpty (in \(node))",
+                entityName: owner, propertyName: name)
         }
     }
 
-    /// The operand as a condition (a Bool-valued SQL expression).
-    func condition(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> SQLTerm {
+    /// The operand as a condition.
+    func condition(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> StoreExpression {
         try scalar(operand, in: node)
-    }
-
-    /// An attribute or to-one column of an object: read directly when the row is in
-    /// scope, else through a correlated subquery on the object's key.
-    mutating func column(_ name: String, of reference: ObjectReference) -> SQLTerm {
-        if let row = reference.row {
-            return .atomic("\(row).\(quote(name))")
-        }
-        let alias = makeAlias()
-        var fragment = SQLFragment(
-            "(SELECT \(alias).\(quote(name)) FROM \(quote(reference.entity.name)) AS \(alias) WHERE \(alias).pk = ")
-        fragment.append(reference.key.operand(atLeast: .additive))
-        fragment.append(")")
-        return SQLTerm(fragment, .atomic)
     }
 
     /// The key an object operand is compared with, for an operand on the other side.
     ///
     /// Returns nil when the value names an object of another entity: no row can match.
     func objectKey(_ operand: PredicateOperand, comparedWith entity: EntityDescription, in node: Any.Type)
-        throws(StrataError) -> SQLTerm?
+        throws(StrataError) -> StoreExpression?
     {
         guard case .constant(let value) = operand else { return try scalar(operand, in: node) }
         var unwrapped: Any = value
@@ -228,22 +176,21 @@ struct PredicateCompilation {
         } else {
             return try scalar(operand, in: node)
         }
-        return entityName == entity.name ? .bound(.integer(key)) : nil
+        return entityName == entity.name ? .value(.integer(key)) : nil
     }
 
-    /// `lhs IS rhs` (or `IS NOT`): `==` in Swift, where `nil == nil`.
+    /// `==` (or `!=`) with Swift's meaning of `nil`; objects compare by key.
     func equality(_ lhs: PredicateOperand, _ rhs: PredicateOperand, negated: Bool, in node: Any.Type)
         throws(StrataError) -> PredicateOperand
     {
-        let op = negated ? "IS NOT" : "IS"
-        var left: SQLTerm?
-        var right: SQLTerm?
+        var left: StoreExpression?
+        var right: StoreExpression?
         switch (lhs, rhs) {
         case (.object(let a), _):
             left = a.key
-            right = try objectKey(rhs, comparedWith: a.entity, in: node)
+            right = try objectKey(rhs, comparedWith: schema.entities[a.entityIndex], in: node)
         case (_, .object(let b)):
-            left = try objectKey(lhs, comparedWith: b.entity, in: node)
+            left = try objectKey(lhs, comparedWith: schema.entities[b.entityIndex], in: node)
             right = b.key
         default:
             left = try scalar(lhs, in: node)
@@ -253,22 +200,22 @@ struct PredicateCompilation {
             // An object of another entity: never equal.
             return .scalar(negated ? .trueValue : .falseValue)
         }
-        return .scalar(.binary(left, op, right, .equality))
+        return .scalar(negated ? .notEqual(left, right) : .equal(left, right))
     }
 
-    /// Throws unless SQL orders values of `type` the way Swift does.
+    /// Throws unless stores order values of `type` the way Swift does.
     func requireOrdering(of type: Any.Type, in node: Any.Type) throws(StrataError) {
-        if let problem = sqlOrderingProblem(for: type) {
-            throw StrataError(.unsupportedPredicate, "\(node) cannot be translated to SQL: \(problem)")
+        if let problem = storeOrderingProblem(for: type) {
+            throw StrataError(.unsupportedPredicate, "\(node) cannot be translated to a store query: \(problem)")
         }
     }
 
     /// Compiles `transform` with `variable` bound to `value`, then unbinds it.
-    mutating func with<E: SQLPredicateExpression>(
+    mutating func with<E: StorePredicateExpression>(
         _ variable: PredicateExpressions.VariableID, boundTo value: PredicateOperand, compile transform: E
     ) throws(StrataError) -> PredicateOperand {
         let previous = variables.updateValue(value, forKey: variable)
         defer { variables[variable] = previous }
-        return try transform.compileSQL(&self)
+        return try transform.compileStore(&self)
     }
 }

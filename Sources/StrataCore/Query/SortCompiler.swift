@@ -1,52 +1,51 @@
 import Foundation
 
-// ORDER BY from `[SortDescriptor<T>]`.
+// The order of `[SortDescriptor<T>]`.
 //
 // Orders match Swift's for numbers, dates, UUIDs and strings compared by code
-// point. Optional keys sort `nil` first ascending and last descending, in SQLite
-// (NULL is the smallest value) as in `SortDescriptor` on optionals.
+// point. Optional keys sort `nil` first ascending and last descending (NULL is
+// the smallest stored value), as `SortDescriptor` does on optionals.
 //
 // String keys get an explicit collation:
 // - no string comparator (what `SortDescriptor(\.title)` gives on Linux, where it
-//   uses `String.<`) or `.lexical`: `COLLATE BINARY`, code-point order;
+//   uses `String.<`) or `.lexical`: binary, code-point order;
 // - any other comparator (`.localizedStandard`, the default on Apple platforms,
-//   and `.localized`): `COLLATE NOCASE`, which folds ASCII case only and does not
-//   sort digits numerically or follow the locale.
+//   and `.localized`): ASCII case folding, which does not sort digits
+//   numerically or follow the locale.
 // Raw-value enums sort by their raw value (not by their `Comparable` order),
-// decimals numerically (`COLLATE strata_decimal`). Values stored as JSON have
-// no meaningful order and are refused.
+// decimals numerically. Values stored as JSON have no meaningful order and are
+// refused.
 
 extension PredicateCompiler {
-    /// The ORDER BY list without the keywords, e.g. `t0."title" COLLATE BINARY ASC, t0."year" DESC`;
-    /// empty for no descriptors.
+    /// The order as terms every store applies; empty for no descriptors.
     ///
     /// Keys may be attributes of the entity or attributes reached through to-one
-    /// relationships (`\Book.author?.name`, read by a correlated subquery).
-    package func compileSort<T: PersistentModel>(_ sort: [SortDescriptor<T>]) throws(StrataError) -> SQLFragment {
-        try compileSortKeys(sort).sql
+    /// relationships (`\Book.author?.name`).
+    package func compileSort<T: PersistentModel>(_ sort: [SortDescriptor<T>]) throws(StrataError) -> [SortTerm] {
+        try compileSortKeys(sort).terms
     }
 
-    /// The order of a request as keys an in-memory sort applies the way SQL does.
+    /// The order of a request as keys an in-memory sort of objects applies the
+    /// way stores do.
     package func sortKeys<T: PersistentModel>(_ sort: [SortDescriptor<T>]) throws(StrataError) -> [SortKey] {
         try compileSortKeys(sort).keys
     }
 
     private func compileSortKeys<T: PersistentModel>(
         _ sort: [SortDescriptor<T>]
-    ) throws(StrataError) -> (sql: SQLFragment, keys: [SortKey]) {
-        guard !sort.isEmpty else { return (SQLFragment(), []) }
+    ) throws(StrataError) -> (terms: [SortTerm], keys: [SortKey]) {
+        guard !sort.isEmpty else { return ([], []) }
         try checkModelType(T.self)
-        var compilation = PredicateCompilation(schema: schema)
-        var fragments: [SQLFragment] = []
+        var terms: [SortTerm] = []
         var keys: [SortKey] = []
         for descriptor in sort {
             guard let keyPath = descriptor.keyPath else {
                 throw StrataError(
-                    .unsupportedPredicate, "a sort descriptor without a key path cannot be translated to SQL",
+                    .unsupportedPredicate, "a sort descriptor without a key path cannot be translated to a store query",
                     entityName: entity.name)
             }
-            let (term, attribute) = try sortKey(keyPath, &compilation)
-            let collation: SortKey.Collation?
+            let (value, attribute) = try sortValue(keyPath)
+            let collation: Collation?
             do {
                 collation = try Self.sortCollation(for: type(of: keyPath).valueType, comparator: descriptor.stringComparator)
             } catch {
@@ -54,21 +53,19 @@ extension PredicateCompiler {
                     .unsupportedPredicate, "cannot sort \(entity.name) by \(attribute.name): \(error.message)",
                     entityName: entity.name, propertyName: attribute.name)
             }
-            var fragment = term.fragment
-            if let collation { fragment.append(" COLLATE \(collation.sqlName)") }
-            fragment.append(descriptor.order == .forward ? " ASC" : " DESC")
-            fragments.append(fragment)
-            keys.append(SortKey(keyPath: keyPath, ascending: descriptor.order == .forward, collation: collation))
+            let ascending = descriptor.order == .forward
+            terms.append(SortTerm(value, ascending: ascending, collation: collation))
+            keys.append(SortKey(keyPath: keyPath, ascending: ascending, collation: collation))
         }
-        return (SQLFragment.joined(fragments, separator: ", "), keys)
+        return (terms, keys)
     }
 
     /// How values of a sort key's Swift type compare as stored; nil for types
-    /// SQL orders natively (numbers, dates). Decided by the Swift type, not the
+    /// stores order natively (numbers, dates). Decided by the Swift type, not the
     /// attribute type, so optionals and raw values are seen through.
     private static func sortCollation(
         for type: Any.Type, comparator: String.StandardComparator?
-    ) throws(StrataError) -> SortKey.Collation? {
+    ) throws(StrataError) -> Collation? {
         var base = predicateBaseType(type)
         if base == Decimal.self { return .decimal }
         if !(base is any PersistentValue.Type), let raw = base as? any RawRepresentable.Type {
@@ -91,15 +88,13 @@ extension PredicateCompiler {
                 .unsupportedPredicate,
                 "\(base) values are stored as JSON, which has no meaningful order; sort by one of their stored properties instead")
         }
-        // Numbers and dates need no collation; UUIDs and URLs are text under
-        // the column's default (binary) one.
+        // Numbers and dates need no collation; UUIDs and URLs are text in
+        // code-point order, every store's default.
         return nil
     }
 
-    /// The SQL for a sort key and the attribute it reads.
-    private func sortKey(_ keyPath: AnyKeyPath, _ compilation: inout PredicateCompilation)
-        throws(StrataError) -> (SQLTerm, AttributeDescription)
-    {
+    /// The value a sort key reads, and the attribute at its end.
+    private func sortValue(_ keyPath: AnyKeyPath) throws(StrataError) -> (StoreExpression, AttributeDescription) {
         let path = entity.ordinal(for: keyPath).map { [$0] } ?? resolveChain(keyPath)
         guard let path, let last = path.last else {
             throw StrataError(
@@ -107,19 +102,19 @@ extension PredicateCompiler {
                 "cannot sort \(entity.name) by \(keyPath): only attributes, also through to-one relationships, can be sort keys",
                 entityName: entity.name)
         }
-        var reference = ObjectReference(row: "t0", entity: entity)
+        var object = ObjectOperand.row(0, entity: entity.index)
         for ordinal in path.dropLast() {
-            let name = reference.entity.properties[ordinal].name
-            let destination = schema.entities[reference.entity.destinationIndexByOrdinal[ordinal]]
-            reference = ObjectReference(key: compilation.column(name, of: reference), entity: destination)
+            let current = schema.entities[object.entityIndex]
+            object = .keyed(.property(object, ordinal), entity: current.destinationIndexByOrdinal[ordinal])
         }
-        guard let attribute = reference.entity.attribute(at: last) else {
+        let owner = schema.entities[object.entityIndex]
+        guard let attribute = owner.attribute(at: last) else {
             throw StrataError(
                 .unsupportedPredicate,
-                "cannot sort \(entity.name) by the relationship \(reference.entity.properties[last].name): objects have no order",
-                entityName: entity.name, propertyName: reference.entity.properties[last].name)
+                "cannot sort \(entity.name) by the relationship \(owner.properties[last].name): objects have no order",
+                entityName: entity.name, propertyName: owner.properties[last].name)
         }
-        return (compilation.column(attribute.name, of: reference), attribute)
+        return (.property(object, last), attribute)
     }
 
     /// The ordinals along a key path through to-one relationships, such as

@@ -99,16 +99,17 @@ func isPredicateOptional(_ type: Any.Type) -> Bool {
     type is any PredicateOptionalValue.Type
 }
 
-/// Why SQL cannot order values of this Swift type the way Swift does, or nil when it can.
+/// Why stores cannot compare values of this Swift type with `<` the way Swift
+/// does, or nil when they can.
 ///
 /// Numbers, strings (compared by code point, as `String.<` does for
-/// NFC-normalized text), dates and UUIDs order the same in SQL and Swift.
+/// NFC-normalized text), dates and UUIDs order the same in stores and Swift.
 /// Decimals are stored as text, enums by raw value and other `Codable`
-/// values as JSON, so SQL's order differs from their `Comparable` order.
-func sqlOrderingProblem(for type: Any.Type) -> String? {
+/// values as JSON, so stored order differs from their `Comparable` order.
+func storeOrderingProblem(for type: Any.Type) -> String? {
     let base = predicateBaseType(type)
     if base == Decimal.self {
-        return "Decimal values are stored as text, so SQL cannot order them"
+        return "Decimal values are stored as text, so predicates cannot compare them by order"
     }
     if base is any PersistentValue.Type {
         return nil
@@ -116,5 +117,5 @@ func sqlOrderingProblem(for type: Any.Type) -> String? {
     if base is any PersistentModel.Type {
         return "model objects have no order"
     }
-    return "\(base) values are stored by raw value or as JSON, whose SQL order differs from Swift's"
+    return "\(base) values are stored by raw value or as JSON, whose stored order differs from Swift's"
 }

@@ -1,6 +1,6 @@
 /// Receives every change set a store commits, on the saving thread.
 package protocol StoreObserver: AnyObject, Sendable {
-    func store(_ store: SQLiteStore, didCommit changes: ChangeSet)
+    func store(_ store: any PersistentStore, didCommit changes: ChangeSet)
 }
 
 /// The weakly held observers of one store.
@@ -16,12 +16,6 @@ final class StoreObservers: Sendable {
         entries.withLock { entries in
             entries.removeAll { $0.observer == nil }
             entries.append(Entry(observer: observer))
-        }
-    }
-
-    func remove(_ observer: any StoreObserver) {
-        entries.withLock { entries in
-            entries.removeAll { $0.observer == nil || $0.observer === observer }
         }
     }
 

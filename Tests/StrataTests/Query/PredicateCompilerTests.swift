@@ -104,7 +104,7 @@ struct PredicateCompilerTests {
             #Predicate<PCModel.Book> { $0.rating.flatMap { $0 * 2 } == 9 }, #"t0."rating" * ? IS ?"#, [.real(2), .real(9)])
         try expectSQL(#Predicate<PCModel.Book> { $0.rating! > 4 }, #"t0."rating" > ?"#, [.real(4)])
         try expectSQL(
-            #Predicate<PCModel.Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = '') IS ?"#, [.integer(1)])
+            #Predicate<PCModel.Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = ?) IS ?"#, [.text(""), .integer(1)])
     }
 
     @Test func optionalsCapturedByThePredicate() throws {

@@ -80,16 +80,23 @@ enum PCModel {
         return PredicateCompiler(schema: schema, entity: try schema.entity(for: type))
     }
 
+    /// The SQL a SQLite store renders for a compiled condition.
+    static func sql(_ condition: StoreExpression) -> SQLFragment {
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: StoreLayout(schema: schema))
+        return renderer.render(condition).fragment
+    }
+
     static func compile(_ predicate: Predicate<Book>) throws -> SQLFragment {
-        try compiler(for: Book.self).compile(predicate)
+        sql(try compiler(for: Book.self).compile(predicate))
     }
 
     static func compile(_ predicate: Predicate<Author>) throws -> SQLFragment {
-        try compiler(for: Author.self).compile(predicate)
+        sql(try compiler(for: Author.self).compile(predicate))
     }
 
     static func sort(_ descriptors: [SortDescriptor<Book>]) throws -> SQLFragment {
-        try compiler(for: Book.self).compileSort(descriptors)
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: StoreLayout(schema: schema))
+        return renderer.render(try compiler(for: Book.self).compileSort(descriptors))
     }
 
     /// An object that looks saved, with this primary key.

@@ -1,46 +1,5 @@
 import GRDB
 
-/// Conflicts a save ran into, found inside its write transaction before
-/// anything was written. When any are found the transaction writes nothing and
-/// the context resolves them (per its merge policy) before trying again.
-package struct StoreConflicts: Sendable {
-    /// Rows the save updates or deletes whose version moved since the context read them.
-    package var rows: [RowConflict] = []
-    /// Rows the save inserts or updates whose unique key another stored row holds.
-    package var uniqueness: [UniquenessViolation] = []
-
-    package init() {}
-
-    package var isEmpty: Bool { rows.isEmpty && uniqueness.isEmpty }
-}
-
-/// A row whose stored version is not the one the saving context read.
-package struct RowConflict: Sendable {
-    package var entityIndex: Int
-    package var primaryKey: Int64
-    /// The stored row now, or nil when it was deleted.
-    package var stored: StoredRow?
-}
-
-/// A stored row as read inside the save transaction: values by property ordinal.
-package struct StoredRow: Sendable {
-    package var primaryKey: Int64
-    package var version: Int64
-    package var values: ContiguousArray<StoredValue>
-}
-
-/// A row of the save whose unique key is held by another stored row.
-package struct UniquenessViolation: Sendable {
-    package var entityIndex: Int
-    /// The ordinals of the constraint's properties.
-    package var constraint: [Int]
-    /// The saving row: an inserted row's temporary key, or an updated row's primary key.
-    package var temporaryKey: UInt64?
-    package var primaryKey: Int64?
-    /// The stored row that holds the key.
-    package var existing: StoredRow
-}
-
 /// What the checks before a write found: conflicts, or the order rows must be written in.
 struct SaveCheck {
     var conflicts = StoreConflicts()
@@ -56,22 +15,6 @@ struct SaveCheck {
 /// Thrown inside the write closure so GRDB rolls the transaction back.
 struct ConflictAbort: Error {
     let conflicts: StoreConflicts
-}
-
-extension EntityDescription {
-    /// Every uniqueness constraint, as property ordinals: each `.unique`
-    /// attribute alone, then each `#Unique` group.
-    package var uniqueKeyOrdinals: [[Int]] {
-        var keys: [[Int]] = []
-        for (ordinal, property) in properties.enumerated() {
-            if case .attribute(let attribute) = property, attribute.isUnique { keys.append([ordinal]) }
-        }
-        for group in uniquenessConstraints {
-            let ordinals = group.compactMap { ordinalByName[$0] }
-            if ordinals.count == group.count { keys.append(ordinals) }
-        }
-        return keys
-    }
 }
 
 extension SQLiteStore {
@@ -102,10 +45,8 @@ extension SQLiteStore {
         for (entityIndex, versions) in expected.sorted(by: { $0.key < $1.key }) {
             let keys = versions.keys.sorted()
             var found: [Int64: StoredRow] = [:]
-            let plan = decodePlan(entityIndex: entityIndex)
             try forEachRow(entityIndex: entityIndex, primaryKeys: keys, in: db) { cursor in
-                found[cursor.primaryKey] = StoredRow(
-                    primaryKey: cursor.primaryKey, version: cursor.version, values: cursor.decodeValues(plan))
+                found[cursor.primaryKey] = cursor.stored()
             }
             for key in keys {
                 let stored = found[key]
@@ -208,9 +149,7 @@ extension SQLiteStore {
         sql: String, arguments: [StoredValue], entityIndex: Int, in db: Database, _ body: (StoredRow) -> Void
     ) throws {
         try forEachRow(entityIndex: entityIndex, sql: sql, arguments: arguments, in: db) { cursor in
-            body(StoredRow(
-                primaryKey: cursor.primaryKey, version: cursor.version,
-                values: decodeValues(cursor, entityIndex: entityIndex)))
+            body(cursor.stored())
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Orders decimal text by numeric value: the `strata_decimal` collation that
-/// SQLite stores register, so `Decimal` attributes (stored as text, so no digit
-/// is lost) sort numerically in SQL and in memory alike.
+/// Orders decimal text by numeric value, so `Decimal` attributes (stored as
+/// text, so no digit is lost) sort numerically in every store: SQLite stores
+/// register it as the `strata_decimal` collation.
 ///
 /// Plain decimal notation (`-12.50`, `0.001`, `42`, what `Decimal.description`
 /// writes) is compared digit by digit without parsing; anything else is parsed

@@ -92,11 +92,4 @@ extension SQLiteStore {
         while try statement.step() { keys.insert(statement.int64(at: 0)) }
         return keys
     }
-
-    /// The `SELECT` that loads one owner's to-many members in their stored
-    /// order, with the destination's select list; nil when the relationship
-    /// is not a stored to-many.
-    package func toManyLoadSQL(entityIndex: Int, ordinal: Int) -> String? {
-        layout.relationships.toMany[entityIndex][ordinal]?.loadSQL
-    }
 }

@@ -1,30 +1,31 @@
 import GRDB
 
-/// A stored row as fetched: key, version and values in column order.
-package struct RowCursor {
+/// A stored row under a statement's cursor: key, version and values in
+/// column order, decoded by property ordinal on request. One per query, moved
+/// from row to row as the statement steps.
+final class RowCursor: StoreRow {
     let statement: RawStatement
-    let columnCount: Int
+    let plan: DecodePlan
 
-    package var primaryKey: Int64 { statement.int64(at: 0) }
-    package var version: Int64 { statement.int64(at: 1) }
-
-    /// The value of column `index` (0-based, in the entity's column order).
-    package func value(atColumn index: Int) -> StoredValue {
-        statement.value(at: Int32(index + 2))
+    init(statement: RawStatement, plan: DecodePlan) {
+        self.statement = statement
+        self.plan = plan
     }
 
-    /// The row's values indexed by property ordinal, as `plan` lays them out.
-    package func decodeValues(_ plan: DecodePlan) -> ContiguousArray<StoredValue> {
-        ContiguousArray(unsafeUninitializedCapacity: plan.propertyCount) { buffer, count in
-            initializeValues(buffer.baseAddress!, plan)
-            count = plan.propertyCount
-        }
+    var propertyCount: Int { plan.propertyCount }
+    var primaryKey: Int64 { statement.int64(at: 0) }
+    var version: Int64 { statement.int64(at: 1) }
+
+    /// The value of column `index` (0-based, in the entity's column order).
+    func value(atColumn index: Int) -> StoredValue {
+        statement.value(at: Int32(index + 2))
     }
 
     /// Writes the row's values, indexed by property ordinal, into
     /// uninitialised memory for `plan.propertyCount` values.
-    package func initializeValues(_ target: UnsafeMutablePointer<StoredValue>, _ plan: DecodePlan) {
+    func initializeValues(_ target: UnsafeMutablePointer<StoredValue>) {
         let statement = statement
+        let plan = plan
         if plan.columnsAreOrdinals {
             // Columns 0..<n are ordinals 0..<n: fill in one pass.
             for column in 0..<plan.propertyCount {
@@ -37,33 +38,11 @@ package struct RowCursor {
             target[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
         }
     }
-
-    /// Loads the row into `backing` (a fault, or an object being refreshed):
-    /// its values replace the backing's, at the row's version.
-    package func load(into backing: ModelBacking, _ plan: DecodePlan) {
-        assignValues(to: backing, plan)
-        backing.finishLoading(version: version)
-    }
-
-    private func assignValues(to backing: ModelBacking, _ plan: DecodePlan) {
-        let values = backing.values
-        precondition(values.count == plan.propertyCount, "Strata: a stored row does not fit its object")
-        if plan.columnsAreOrdinals {
-            for column in 0..<plan.propertyCount {
-                values[column] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
-            }
-            return
-        }
-        values.update(repeating: .null)
-        for (column, ordinal) in plan.columnOrdinals.enumerated() {
-            values[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
-        }
-    }
 }
 
 /// Where each column of an entity's rows goes among an object's values, and how to
 /// read it.
-package struct DecodePlan {
+struct DecodePlan: Sendable {
     let columnOrdinals: [Int]
     /// By column: the storage class of a required attribute (read without
     /// asking SQLite for the value's type), else `nil` (optional attributes and
@@ -85,22 +64,13 @@ package struct DecodePlan {
 }
 
 extension SQLiteStore {
-    /// The `SELECT` list for an entity's rows, to be used with ``fetchRows(entityIndex:sql:arguments:_:)``.
-    package func selectList(entityIndex: Int) -> String {
-        layout.entities[entityIndex].selectList
-    }
-
-    package func tableName(entityIndex: Int) -> String {
-        layout.entities[entityIndex].table
-    }
-
     /// Runs a query whose result columns start with the entity's select list and
     /// hands each row to `body`, on a reader connection.
     ///
     /// One statement reads one consistent snapshot of the store by itself, so
     /// the single-statement reads here skip the `BEGIN`/`COMMIT` pair a
     /// transaction would add to every fetch.
-    package func fetchRows(
+    func fetchRows(
         entityIndex: Int, sql: String, arguments: [StoredValue], _ body: (RowCursor) throws -> Void
     ) throws(StrataError) {
         do {
@@ -113,7 +83,7 @@ extension SQLiteStore {
     }
 
     /// Runs a query returning one integer column per row (keys, counts).
-    package func fetchIntegers(sql: String, arguments: [StoredValue]) throws(StrataError) -> [Int64] {
+    func fetchIntegers(sql: String, arguments: [StoredValue]) throws(StrataError) -> [Int64] {
         do {
             return try writer.unsafeRead { db in try integers(sql, arguments, in: db) }
         } catch {
@@ -121,21 +91,32 @@ extension SQLiteStore {
         }
     }
 
-    /// Loads one row by primary key; nil when it no longer exists.
-    package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> (values: ContiguousArray<StoredValue>, version: Int64)? {
-        var found: (ContiguousArray<StoredValue>, Int64)?
+    package func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
+        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        try fetchRows(entityIndex: plan.entityIndex, sql: select.selectSQL, arguments: select.selectArguments, body)
+    }
+
+    package func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
+        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        return try fetchIntegers(sql: select.keysSQL, arguments: select.selectArguments)
+    }
+
+    package func count(_ plan: FetchPlan) throws(StrataError) -> Int {
+        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        return Int(try fetchIntegers(sql: select.countSQL, arguments: select.countArguments).first ?? 0)
+    }
+
+    package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
+        var found: StoredRow?
         try fetchRows(entityIndex: entityIndex, sql: layout.entities[entityIndex].selectByKeySQL,
                       arguments: [.integer(primaryKey)]) { row in
-            found = (decodeValues(row, entityIndex: entityIndex), row.version)
+            found = row.stored()
         }
         return found
     }
 
-    /// Runs `body` for each stored row of an entity whose primary key is in
-    /// `primaryKeys`, on a reader connection; keys without a row are skipped.
-    /// Rows arrive in no particular order.
     package func fetchRows(
-        entityIndex: Int, primaryKeys: some Collection<Int64>, _ body: (RowCursor) throws -> Void
+        entityIndex: Int, primaryKeys: [Int64], _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         do {
             try writer.read { db in
@@ -146,24 +127,24 @@ extension SQLiteStore {
         }
     }
 
-    /// Runs `body` for each stored row of an entity whose primary key is in
-    /// `keyRange`, in key order, on a reader connection.
     package func fetchRows(
-        entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (RowCursor) throws -> Void
+        entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         try fetchRows(
             entityIndex: entityIndex, sql: layout.entities[entityIndex].selectByKeyRangeSQL,
             arguments: [.integer(keyRange.lowerBound), .integer(keyRange.upperBound)], body)
     }
 
-    /// How ``RowCursor/decodeValues(_:)`` lays out an entity's rows; make it once per query.
-    package func decodePlan(entityIndex: Int) -> DecodePlan {
-        DecodePlan(entity: schema.entities[entityIndex])
+    package func fetchMembers(
+        entityIndex: Int, ordinal: Int, owner: Int64, _ body: (any StoreRow) throws -> Void
+    ) throws(StrataError) {
+        guard let storage = layout.relationships.toMany[entityIndex][ordinal] else { return }
+        try fetchRows(entityIndex: storage.destinationIndex, sql: storage.loadSQL, arguments: [.integer(owner)], body)
     }
 
-    /// Reads a row's column values into an array indexed by property ordinal.
-    package func decodeValues(_ row: RowCursor, entityIndex: Int) -> ContiguousArray<StoredValue> {
-        row.decodeValues(decodePlan(entityIndex: entityIndex))
+    /// How a cursor lays out an entity's rows.
+    func decodePlan(entityIndex: Int) -> DecodePlan {
+        layout.entities[entityIndex].decodePlan
     }
 
     /// Runs a row query on a connection the caller already holds (a read or the
@@ -183,7 +164,7 @@ extension SQLiteStore {
         of statement: RawStatement, entityIndex: Int, in db: Database, _ body: (RowCursor) throws -> Void
     ) throws {
         defer { statement.reset() }
-        let cursor = RowCursor(statement: statement, columnCount: layout.entities[entityIndex].columns.count)
+        let cursor = RowCursor(statement: statement, plan: layout.entities[entityIndex].decodePlan)
         try db.holdingConnectionMutex {
             while try statement.step() {
                 try body(cursor)

@@ -1,13 +1,5 @@
 import GRDB
 
-/// Which rows a batch delete starts from.
-package enum BatchDeleteSelection: Sendable {
-    /// Rows matching a WHERE expression over alias `t0` (nil: every row).
-    case matching(whereSQL: String?, arguments: [StoredValue])
-    /// Rows with these primary keys; keys without a row are ignored.
-    case keys([Int64])
-}
-
 /// A foreign-key column and what SQLite does to it when the referenced row goes.
 ///
 /// The action comes from the delete rule of the to-many (or to-one) inverse on
@@ -108,9 +100,12 @@ extension SQLiteStore {
     private func selectRoots(entityIndex: Int, selection: BatchDeleteSelection, in db: Database) throws {
         let table = layout.entities[entityIndex].table
         switch selection {
-        case .matching(let whereSQL, let arguments):
+        case .matching(let predicate):
+            var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+            let condition = predicate.map { renderer.render($0).fragment }
+            let arguments = condition?.arguments ?? []
             var sql = "INSERT OR IGNORE INTO \(Self.doomedTable) (entity, pk) SELECT ?, t0.pk FROM \(table) AS t0"
-            if let whereSQL { sql += " WHERE \(whereSQL)" }
+            if let condition { sql += " WHERE \(condition.sql)" }
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()
             statement.bind(.integer(Int64(entityIndex)), at: 1)

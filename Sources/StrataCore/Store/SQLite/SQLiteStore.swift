@@ -13,7 +13,7 @@ import Logging
 /// ```swift
 /// let store = try SQLiteStore(location: .file(url), schema: schema)
 /// ```
-package final class SQLiteStore: Sendable {
+package final class SQLiteStore: PersistentStore {
     /// Where the store lives.
     package enum Location: Sendable, Hashable {
         case file(URL)
@@ -170,10 +170,10 @@ package final class SQLiteStore: Sendable {
     }
 
     package func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
-    package func removeObserver(_ observer: any StoreObserver) { observers.remove(observer) }
 
     /// Closes the store's connections.
     package func close() throws(StrataError) {
+        stopWatchingRemoteChanges()
         do {
             if let pool = writer as? DatabasePool { try pool.close() }
             if let queue = writer as? DatabaseQueue { try queue.close() }

@@ -1,27 +1,6 @@
 import Foundation
 import GRDB
 
-/// Row values a save is about to overwrite or delete, read inside its
-/// transaction before anything is written, for history tombstones and old values.
-///
-/// ```swift
-/// // In a write transaction, before deleting rows:
-/// var previous = PreviousValues()
-/// try store.capturePreviousValues(entityIndex: 0, primaryKeys: keys, into: &previous, in: db)
-/// // … delete, build the change set …
-/// changes.historyToken = try store.recordHistory(of: changes, previous: previous, in: db)
-/// ```
-package struct PreviousValues: Sendable {
-    /// Whole rows by entity index, then primary key; values by property ordinal.
-    package var rows: [Int: [Int64: ContiguousArray<StoredValue>]] = [:]
-
-    package init() {}
-
-    package subscript(entityIndex: Int, primaryKey: Int64) -> ContiguousArray<StoredValue>? {
-        rows[entityIndex]?[primaryKey]
-    }
-}
-
 extension SQLiteStore {
     /// Creates the history tables when history tracking is on and they are
     /// missing (a store that was first used without history gets them on its
@@ -70,9 +49,8 @@ extension SQLiteStore {
         entityIndex: Int, primaryKeys: [Int64], into previous: inout PreviousValues, in db: Database
     ) throws {
         var rows = previous.rows[entityIndex] ?? [:]
-        let plan = decodePlan(entityIndex: entityIndex)
         try forEachRow(entityIndex: entityIndex, primaryKeys: primaryKeys, in: db) { cursor in
-            rows[cursor.primaryKey] = cursor.decodeValues(plan)
+            rows[cursor.primaryKey] = cursor.decodeValues()
         }
         previous.rows[entityIndex] = rows
     }

@@ -1,28 +1,5 @@
 import GRDB
 
-/// Who a batch operation is recorded for, and which context ran it.
-package struct BatchTransaction: Sendable {
-    package var author: String?
-    package var contextName: String?
-    /// The running context's origin token: its own inbox skips the broadcast,
-    /// because that context merges the result itself.
-    package var origin: ObjectIdentifier?
-
-    package init(author: String? = nil, contextName: String? = nil, origin: ObjectIdentifier? = nil) {
-        self.author = author
-        self.contextName = contextName
-        self.origin = origin
-    }
-}
-
-/// What one batch operation committed.
-package struct BatchWriteResult: Sendable {
-    /// Everything the transaction changed, cascades and nullified foreign keys included.
-    package var changes: ChangeSet
-    /// The rows the request itself inserted, updated or deleted, in key order.
-    package var primaryKeys: [Int64] = []
-}
-
 extension SQLiteStore {
     /// Runs one batch operation as one write transaction: the body writes and
     /// fills in the change set (and, before it changes rows, the old values
@@ -103,14 +80,17 @@ extension SQLiteStore {
         }
     }
 
-    /// Sets attribute columns of every row matching a condition (a WHERE
-    /// expression over alias `t0`, or nil for all rows), bumping each row's
-    /// version, in one transaction.
+    /// Sets attribute columns of every row matching a condition (nil: all
+    /// rows), bumping each row's version, in one transaction.
     package func batchUpdate(
-        entityIndex: Int, whereSQL: String?, arguments: [StoredValue], ordinals: [Int], values: [StoredValue],
+        entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue],
         transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
-        try runBatch(transaction) { db, result, previous in
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+        let condition = predicate.map { renderer.render($0).fragment }
+        let whereSQL = condition?.sql
+        let arguments = condition?.arguments ?? []
+        return try runBatch(transaction) { db, result, previous in
             let entity = schema.entities[entityIndex]
             let table = layout.entities[entityIndex]
             let version = StoreLayout.versionColumn

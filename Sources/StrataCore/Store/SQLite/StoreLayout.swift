@@ -23,6 +23,8 @@ package struct StoreLayout: Sendable {
         package let selectByKeySQL: String
         /// `… WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk`.
         package let selectByKeyRangeSQL: String
+        /// How a row cursor lays out this entity's rows.
+        let decodePlan: DecodePlan
 
         /// `SELECT … WHERE t0.pk IN (?, …)` for `count` keys.
         package func selectByKeysSQL(count: Int) -> String {
@@ -46,7 +48,8 @@ package struct StoreLayout: Sendable {
                 insertSQL: "INSERT INTO \(table) (\(insertColumns)) VALUES (\(placeholders))",
                 deleteSQL: "DELETE FROM \(table) WHERE pk = ?",
                 selectByKeySQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk = ?",
-                selectByKeyRangeSQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk")
+                selectByKeyRangeSQL: "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk",
+                decodePlan: DecodePlan(entity: entity))
         }
         self.entities = entities
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))

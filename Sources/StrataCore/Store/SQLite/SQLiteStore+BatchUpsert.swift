@@ -1,25 +1,5 @@
 import GRDB
 
-/// The rows of a batch insert in column order, and which columns each row set.
-package struct BatchRows: Sendable {
-    /// Full rows in the entity's column order (unset optional columns are NULL).
-    package var values: [[StoredValue]] = []
-    /// For each row, its index in ``columnSets`` (empty unless tracked).
-    package var columnSetOfRow: [Int] = []
-    /// The distinct sets of column indices rows set, ascending.
-    package var columnSets: [[Int]] = []
-
-    package init() {}
-}
-
-/// What a batch insert does with a row whose unique key a stored row holds.
-package enum UpsertAction: Sendable, Equatable {
-    /// Update the stored row: every column (`allColumns`), or those the row sets.
-    case update(allColumns: Bool)
-    /// Keep the stored row as it is.
-    case keep
-}
-
 /// One uniqueness constraint's values in one row.
 private struct UniqueKeyValue: Hashable {
     var constraint: Int

@@ -1,0 +1,44 @@
+/// A commit to a store, as Core Data's remote-change notification reports it:
+/// one from another process or another container on the same file
+/// (``PersistentContainer/remoteChanges``), or any commit at all, this
+/// container's own saves and batch requests included
+/// (``PersistentContainer/storeChanges``).
+///
+/// ```swift
+/// for await change in container.storeChanges where change.origin == .otherWriter {
+///     print("new history up to", change.historyToken as Any)
+/// }
+/// ```
+public struct RemoteChange: Sendable {
+    /// Who made a commit.
+    public enum Origin: Sendable, Hashable {
+        /// A save or batch request of this container.
+        case thisContainer
+        /// Another process, or another container on the same file.
+        case otherWriter
+    }
+
+    /// The store that changed.
+    public var storeIdentifier: String
+    /// Who made the commit.
+    public var origin: Origin
+    /// The store's latest history token when the change was noticed; nil when
+    /// the store does not track history.
+    public var historyToken: HistoryToken?
+    /// The transactions other writers committed since the last event (empty
+    /// without history tracking, and for this container's own commits).
+    public var transactions: [HistoryTransaction]
+    /// For this container's own commits: everything the commit changed.
+    public var changes: ChangeSet?
+
+    package init(
+        storeIdentifier: String, origin: Origin, historyToken: HistoryToken?, transactions: [HistoryTransaction] = [],
+        changes: ChangeSet? = nil
+    ) {
+        self.storeIdentifier = storeIdentifier
+        self.origin = origin
+        self.historyToken = historyToken
+        self.transactions = transactions
+        self.changes = changes
+    }
+}

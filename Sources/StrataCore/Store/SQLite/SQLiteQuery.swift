@@ -1,0 +1,242 @@
+/// Renders Strata's store-neutral query form as SQLite SQL over the store's
+/// tables, every value bound.
+///
+/// The fetched row has the alias `t0`. A property of an object reached through
+/// a to-one relationship is a correlated subquery on the destination's table,
+/// and each to-many test an `EXISTS` or `COUNT` subquery (through the join table
+/// for many-to-many and inverse-less to-many relationships); those subqueries
+/// get aliases `t1`, `t2`, … in the order they appear.
+///
+/// ```swift
+/// var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+/// renderer.render(.compare(.property(.row(0, entity: 1), 2), .greaterThanOrEqual, .value(.integer(2000)))).fragment
+/// // t0."year" >= ?   [.integer(2000)]
+/// ```
+struct SQLiteQueryRenderer {
+    let schema: Schema
+    let layout: StoreLayout
+    private var nextAlias = 1
+    private var aliases: [Int: String] = [0: "t0"]
+
+    init(schema: Schema, layout: StoreLayout) {
+        self.schema = schema
+        self.layout = layout
+    }
+
+    private mutating func makeAlias() -> String {
+        defer { nextAlias += 1 }
+        return "t\(nextAlias)"
+    }
+
+    /// The SQL of an expression.
+    mutating func render(_ expression: StoreExpression) -> SQLTerm {
+        switch expression {
+        case .value(let value):
+            return .bound(value)
+        case .boolean(let value):
+            return value ? .trueValue : .falseValue
+        case .key(let object):
+            return key(of: object)
+        case .property(let object, let ordinal):
+            return property(ordinal, of: object)
+        case .equal(let lhs, let rhs):
+            return .binary(render(lhs), "IS", render(rhs), .equality)
+        case .notEqual(let lhs, let rhs):
+            return .binary(render(lhs), "IS NOT", render(rhs), .equality)
+        case .compare(let lhs, let op, let rhs):
+            return .binary(render(lhs), op.rawValue, render(rhs), op == .equal ? .equality : .relational)
+        case .and(let lhs, let rhs):
+            return .binary(render(lhs), "AND", render(rhs), .and)
+        case .or(let lhs, let rhs):
+            return .binary(render(lhs), "OR", render(rhs), .or)
+        case .not(.isNull(let value)):
+            return .binary(render(value), "IS NOT", .null, .equality)
+        case .not(let condition):
+            return .not(render(condition))
+        case .arithmetic(let lhs, let op, let rhs):
+            let precedence: SQLPrecedence = op == .add || op == .subtract ? .additive : .multiplicative
+            return .binary(render(lhs), op.rawValue, render(rhs), precedence)
+        case .negate(let value):
+            return SQLTerm(SQLFragment("-") + render(value).operand(atLeast: .atomic), .unary)
+        case .coalesce(let first, let second):
+            return .call("COALESCE", [render(first), render(second)])
+        case .conditional(let test, let yes, let no):
+            var fragment = SQLFragment("CASE WHEN ") + render(test).fragment
+            fragment.append(" THEN ")
+            fragment.append(render(yes).fragment)
+            fragment.append(" ELSE ")
+            fragment.append(render(no).fragment)
+            fragment.append(" END")
+            return SQLTerm(fragment, .atomic)
+        case .isNull(let value):
+            return .binary(render(value), "IS", .null, .equality)
+        case .inList(let subject, let values):
+            let list = SQLFragment.joined(values.map { SQLTerm.bound($0).fragment }, separator: ", ")
+            return SQLTerm(render(subject).operand(atLeast: .additive) + SQLFragment(" IN (") + list + SQLFragment(")"), .equality)
+        case .between(let subject, let low, let high):
+            let fragment = render(subject).operand(atLeast: .additive) + SQLFragment(" BETWEEN ")
+                + render(low).operand(atLeast: .additive) + SQLFragment(" AND ") + render(high).operand(atLeast: .additive)
+            return SQLTerm(fragment, .equality)
+        case .hasPrefix(let string, let prefix):
+            // `substr` by code point: case-sensitive, unlike `LIKE`.
+            let start = render(prefix)
+            let head = SQLTerm.call("substr", [render(string), .atomic("1"), .call("length", [start])])
+            return .binary(head, "=", start, .equality)
+        case .containsText(let string, let part, let folds):
+            var haystack = render(string), needle = render(part)
+            if folds {
+                haystack = .call("lower", [haystack])
+                needle = .call("lower", [needle])
+            }
+            return .binary(.call("instr", [haystack, needle]), ">", .atomic("0"), .relational)
+        case .exists(let relationship, let variable, let condition):
+            let alias = makeAlias()
+            aliases[variable] = alias
+            let (from, link) = source(of: relationship, alias: alias)
+            let filter = condition.map { SQLTerm.binary(link, "AND", render($0), .and) } ?? link
+            var fragment = SQLFragment("EXISTS (SELECT 1 FROM \(from) WHERE ")
+            fragment.append(filter.fragment)
+            fragment.append(")")
+            return SQLTerm(fragment, .atomic)
+        case .count(let relationship):
+            let (from, link) = source(of: relationship, alias: makeAlias())
+            var fragment = SQLFragment("(SELECT COUNT(*) FROM \(from) WHERE ")
+            fragment.append(link.fragment)
+            fragment.append(")")
+            return SQLTerm(fragment, .atomic)
+        }
+    }
+
+    private mutating func key(of object: ObjectOperand) -> SQLTerm {
+        switch object.source {
+        case .variable(let variable): .atomic("\(aliases[variable] ?? "t0").pk")
+        case .keyed(let key): render(key)
+        }
+    }
+
+    /// A column of a row in scope, or a correlated subquery on the key of one that is not.
+    private mutating func property(_ ordinal: Int, of object: ObjectOperand) -> SQLTerm {
+        let entity = schema.entities[object.entityIndex]
+        let column = quote(entity.properties[ordinal].name)
+        switch object.source {
+        case .variable(let variable):
+            return .atomic("\(aliases[variable] ?? "t0").\(column)")
+        case .keyed(let keyExpression):
+            let key = render(keyExpression)
+            let alias = makeAlias()
+            var fragment = SQLFragment("(SELECT \(alias).\(column) FROM \(quote(entity.name)) AS \(alias) WHERE \(alias).pk = ")
+            fragment.append(key.operand(atLeast: .additive))
+            fragment.append(")")
+            return SQLTerm(fragment, .atomic)
+        }
+    }
+
+    /// The `FROM` clause over a relationship's member rows as `alias`, and the
+    /// term that ties them to their owner.
+    private mutating func source(of relationship: ToManyOperand, alias: String) -> (from: String, link: SQLTerm) {
+        let owner = key(of: relationship.owner)
+        let destination = schema.entities[relationship.destinationIndex]
+        let from = "\(quote(destination.name)) AS \(alias)"
+        let ownerEntity = schema.entities[relationship.owner.entityIndex]
+        switch layout.relationships.toMany[ownerEntity.index][relationship.ordinal] {
+        case .joinTable?:
+            let join = RelationshipLayout.joinTable(of: ownerEntity, ordinal: relationship.ordinal, in: schema)!
+            let joinAlias = "\(alias)_j"
+            return (
+                "\(from) JOIN \(quote(join.table)) AS \(joinAlias) ON \(joinAlias).\(quote(join.member)) = \(alias).pk",
+                .binary(.atomic("\(joinAlias).\(quote(join.owner))"), "=", owner, .equality))
+        case .foreignKey?, nil:
+            let inverse = ownerEntity.inverseOrdinalByOrdinal[relationship.ordinal]
+            let column = quote(destination.properties[inverse].name)
+            return (from, .binary(.atomic("\(alias).\(column)"), "=", owner, .equality))
+        }
+    }
+
+    /// The `ORDER BY` list of sort terms, without the keywords.
+    mutating func render(_ sort: [SortTerm]) -> SQLFragment {
+        SQLFragment.joined(sort.map { term in
+            var fragment = render(term.value).fragment
+            if let collation = term.collation { fragment.append(" COLLATE \(collation.sqlName)") }
+            fragment.append(term.ascending ? " ASC" : " DESC")
+            return fragment
+        }, separator: ", ")
+    }
+}
+
+extension Collation {
+    /// The collation's SQLite name.
+    var sqlName: String {
+        switch self {
+        case .binary: "BINARY"
+        case .asciiCaseInsensitive: "NOCASE"
+        case .decimal: DecimalCollation.name
+        }
+    }
+}
+
+/// The SQL of one fetch plan: `SELECT … FROM … WHERE … ORDER BY … LIMIT … OFFSET …`.
+struct SQLiteSelect {
+    let table: String
+    let selectList: String
+    let whereClause: String?
+    let orderClause: String?
+    /// Values bound by the WHERE and ORDER BY clauses.
+    let arguments: [StoredValue]
+    let whereArguments: [StoredValue]
+    let limit: Int?
+    let offset: Int
+
+    init(_ plan: FetchPlan, schema: Schema, layout: StoreLayout) {
+        var arguments: [StoredValue] = []
+        if let predicate = plan.predicate {
+            var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+            let fragment = renderer.render(predicate).fragment
+            whereClause = fragment.sql
+            arguments += fragment.arguments
+        } else {
+            whereClause = nil
+        }
+        whereArguments = arguments
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+        let sort = renderer.render(plan.sort)
+        orderClause = sort.sql.isEmpty ? nil : sort.sql
+        arguments += sort.arguments
+        self.arguments = arguments
+        table = layout.entities[plan.entityIndex].table
+        selectList = layout.entities[plan.entityIndex].selectList
+        limit = plan.limit
+        offset = plan.offset
+    }
+
+    private func sql(columns: String) -> String {
+        var sql = "SELECT \(columns) FROM \(table) AS t0"
+        if let whereClause { sql += " WHERE \(whereClause)" }
+        // A stable order: the requested one, then the primary key.
+        sql += " ORDER BY " + (orderClause.map { "\($0), t0.pk" } ?? "t0.pk")
+        if limit != nil || offset > 0 { sql += " LIMIT ? OFFSET ?" }
+        return sql
+    }
+
+    var selectSQL: String { sql(columns: selectList) }
+    var keysSQL: String { sql(columns: "t0.pk") }
+
+    var countSQL: String {
+        var sql = "SELECT count(*) FROM \(table) AS t0"
+        if let whereClause { sql += " WHERE \(whereClause)" }
+        if limit != nil || offset > 0 {
+            sql = "SELECT count(*) FROM (SELECT 1 FROM \(table) AS t0"
+                + (whereClause.map { " WHERE \($0)" } ?? "") + " LIMIT ? OFFSET ?)"
+        }
+        return sql
+    }
+
+    var selectArguments: [StoredValue] {
+        guard limit != nil || offset > 0 else { return arguments }
+        return arguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+    }
+
+    var countArguments: [StoredValue] {
+        guard limit != nil || offset > 0 else { return whereArguments }
+        return whereArguments + [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+    }
+}
