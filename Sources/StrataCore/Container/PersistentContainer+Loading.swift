@@ -72,9 +72,15 @@ extension PersistentContainer {
     private func load(_ description: StoreDescription) -> StrataError? {
         if persistentStoreCoordinator.isLoaded { return nil }
         do {
-            let location: SQLiteStore.Location = description.isInMemory ? .inMemory : .file(description.url)
-            let store = try SQLiteStore(
-                location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions)
+            let store: any PersistentStore
+            switch description.type {
+            case .memory:
+                store = MemoryStore(schema: schema, options: description.storeOptions)
+            default:
+                let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
+                store = try SQLiteStore(
+                    location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions)
+            }
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))
             Self.logger.debug("Loaded \(description)")

@@ -9,13 +9,35 @@ import Foundation
 /// container.storeDescriptions = [StoreDescription(url: fileURL)]
 /// container.storeDescriptions[0].historyTracking = true
 /// // or, for tests and previews:
-/// container.storeDescriptions = [.inMemory()]
+/// container.storeDescriptions = [.inMemory()]      // SQLite, in memory
+/// container.storeDescriptions = [.memory()]        // pure Swift, in memory
 /// ```
 public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
-    /// The store's file; `/dev/null` for an in-memory store.
+    /// Which kind of store a description loads.
+    ///
+    /// ```swift
+    /// StoreDescription.memory().type == .memory   // true
+    /// ```
+    public struct StoreType: Sendable, Hashable, CustomStringConvertible {
+        private let name: String
+
+        /// A SQLite database file (the default).
+        public static let sqliteFile = StoreType(name: "SQLite file")
+        /// A SQLite database held in memory: SQLite's behaviour, no file.
+        public static let sqliteInMemory = StoreType(name: "SQLite in memory")
+        /// Rows held in memory by pure Swift, with no SQL (Core Data's
+        /// in-memory store type): the reference the other stores are tested against.
+        public static let memory = StoreType(name: "in-memory")
+
+        public var description: String { name }
+    }
+
+    /// The kind of store.
+    public private(set) var type: StoreType
+    /// The store's file; `/dev/null` for a store in memory.
     public var url: URL
-    /// Whether the store lives only in memory (each in-memory description is its own store).
-    public private(set) var isInMemory: Bool
+    /// Whether the store lives only in memory (each such description is its own store).
+    public var isInMemory: Bool { type != .sqliteFile }
     /// Opens the store read-only; saves throw `.readOnlyStore`.
     public var isReadOnly: Bool = false
     /// Records persistent history with each save.
@@ -30,16 +52,24 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// Infers lightweight migration steps when no explicit ones are given.
     public var infersMappingAutomatically: Bool = true
 
-    /// A file store at `url`.
+    /// A SQLite file store at `url`.
     public init(url: URL) {
         self.url = url
-        self.isInMemory = false
+        self.type = .sqliteFile
     }
 
-    /// A new, empty store held in memory; gone when the container is.
+    /// A new, empty SQLite store held in memory; gone when the container is.
     public static func inMemory() -> StoreDescription {
         var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
-        description.isInMemory = true
+        description.type = .sqliteInMemory
+        return description
+    }
+
+    /// A new, empty pure-Swift store held in memory (``StoreType/memory``);
+    /// gone when the container is.
+    public static func memory() -> StoreDescription {
+        var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
+        description.type = .memory
         return description
     }
 
@@ -51,6 +81,6 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        isInMemory ? "in-memory store" : "store at \(url.path)"
+        type == .sqliteFile ? "store at \(url.path)" : "\(type) store"
     }
 }

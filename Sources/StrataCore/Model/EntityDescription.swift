@@ -154,4 +154,9 @@ extension EntityDescription {
         }
         return keys
     }
+
+    /// Every uniqueness constraint, as column indices (see ``uniqueKeyOrdinals``).
+    package var uniqueKeyColumns: [[Int]] {
+        uniqueKeyOrdinals.map { $0.map { columnIndexByOrdinal[$0] } }
+    }
 }

@@ -50,3 +50,40 @@ package enum BatchDeleteSelection: Sendable {
     /// Rows with these primary keys; keys without a row are ignored.
     case keys([Int64])
 }
+
+extension BatchRows {
+    /// The positions of the rows to write: rows linked by any shared unique key
+    /// (directly or through other rows) are one group, of which the last (or
+    /// first) is kept. Keys with a NULL never clash.
+    package static func deduplicated(_ rows: [[StoredValue]], keys: [[Int]], keepLast: Bool) -> [Int] {
+        guard !keys.isEmpty, rows.count > 1 else { return Array(rows.indices) }
+        var parent = Array(rows.indices)
+        func root(_ row: Int) -> Int {
+            var row = row
+            while parent[row] != row {
+                parent[row] = parent[parent[row]]
+                row = parent[row]
+            }
+            return row
+        }
+        for key in keys {
+            var first: [[StoredValue]: Int] = [:]
+            for row in rows.indices {
+                let values = key.map { rows[row][$0] }
+                if values.contains(where: \.isNull) { continue }
+                if let other = first[values] {
+                    let (a, b) = (root(other), root(row))
+                    if a != b { parent[max(a, b)] = min(a, b) }
+                } else {
+                    first[values] = row
+                }
+            }
+        }
+        var chosen: [Int: Int] = [:]
+        for row in rows.indices {
+            let group = root(row)
+            if keepLast || chosen[group] == nil { chosen[group] = row }
+        }
+        return chosen.values.sorted()
+    }
+}

@@ -23,10 +23,7 @@ extension TestStack {
     init(history kind: StoreKind, schema: Schema = historySchema, recordsValueChanges: Bool = false) async throws {
         directory = TemporaryDirectory()
         container = try PersistentContainer(name: "History", schema: schema)
-        var description: StoreDescription = switch kind {
-        case .inMemory: .inMemory()
-        case .file: StoreDescription(url: directory.file("History.sqlite"))
-        }
+        var description = kind.description(directory.file("History.sqlite"))
         description.historyTracking = true
         description.historyRecordsValueChanges = recordsValueChanges
         container.storeDescriptions = [description]

@@ -2,10 +2,21 @@ import Foundation
 import Strata
 import Testing
 
-/// The store flavours every store-touching test runs against.
+/// The store flavours every store-touching test runs against: SQLite in
+/// memory, a SQLite file, and the pure-Swift in-memory store.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case inMemory
     case file
+    case memory
+
+    /// The description of a new store of this kind (`url` for files).
+    func description(_ url: URL) -> StoreDescription {
+        switch self {
+        case .inMemory: .inMemory()
+        case .file: StoreDescription(url: url)
+        case .memory: .memory()
+        }
+    }
 
     var testDescription: String { rawValue }
 }
@@ -33,10 +44,7 @@ struct TestStack: Sendable {
     init(_ kind: StoreKind, schema: Schema = librarySchema, name: String = "Test") async throws {
         directory = TemporaryDirectory()
         container = try PersistentContainer(name: name, schema: schema)
-        switch kind {
-        case .inMemory: container.storeDescriptions = [.inMemory()]
-        case .file: container.storeDescriptions = [StoreDescription(url: directory.file("\(name).sqlite"))]
-        }
+        container.storeDescriptions = [kind.description(directory.file("\(name).sqlite"))]
         try await container.loadPersistentStores()
     }
 

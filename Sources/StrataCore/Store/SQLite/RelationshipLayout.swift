@@ -85,21 +85,13 @@ package struct RelationshipLayout: Sendable {
     package static func joinTable(
         of entity: EntityDescription, ordinal: Int, in schema: Schema
     ) -> (table: String, owner: String, member: String)? {
-        guard case .relationship(let relationship) = entity.properties[ordinal], relationship.isToMany else { return nil }
-        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-        let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
-        guard destinationIndex >= 0 else { return nil }
-        if inverse < 0 {
-            return (joinTableName(entity: entity.name, relationship: relationship.name), "source", "target")
+        guard case .join(let key, let ownerIsSource, _)? = schema.toManyShape(entityIndex: entity.index, ordinal: ordinal) else {
+            return nil
         }
-        let destination = schema.entities[destinationIndex]
-        guard case .relationship(let back) = destination.properties[inverse], back.isToMany else { return nil }
         // The canonical side names the table and is `source`.
-        let isCanonical = (entity.name, relationship.name) <= (destination.name, back.name)
-        let table = isCanonical
-            ? joinTableName(entity: entity.name, relationship: relationship.name)
-            : joinTableName(entity: destination.name, relationship: back.name)
-        return isCanonical ? (table, "source", "target") : (table, "target", "source")
+        let canonical = schema.entities[key.entityIndex]
+        let table = joinTableName(entity: canonical.name, relationship: canonical.properties[key.ordinal].name)
+        return ownerIsSource ? (table, "source", "target") : (table, "target", "source")
     }
 
     package init(schema: Schema, selectLists: [String]) {

@@ -1,38 +1,5 @@
 import GRDB
 
-/// A foreign-key column and what SQLite does to it when the referenced row goes.
-///
-/// The action comes from the delete rule of the to-many (or to-one) inverse on
-/// the referenced entity, exactly as ``SQLiteStore/createTableSQL(_:schema:positionColumns:)``
-/// declares it: `.cascade` → `ON DELETE CASCADE`, `.nullify` (and no inverse) →
-/// `SET NULL`, `.deny` → `RESTRICT`, `.noAction` → no constraint.
-struct ForeignKeyEdge {
-    /// The entity holding the column, the to-one's ordinal and its quoted column.
-    let childIndex: Int
-    let ordinal: Int
-    let column: String
-    /// The referenced entity, and the ordinal of the inverse that declares the rule (-1: none).
-    let parentIndex: Int
-    let inverseOrdinal: Int
-    let rule: DeleteRule
-
-    static func all(in schema: Schema) -> [ForeignKeyEdge] {
-        var edges: [ForeignKeyEdge] = []
-        for entity in schema.entities {
-            for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
-                let parent = entity.destinationIndexByOrdinal[ordinal]
-                guard parent >= 0 else { continue }
-                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-                let rule = (inverse >= 0 ? schema.entities[parent].relationship(at: inverse)?.deleteRule : nil) ?? .nullify
-                edges.append(ForeignKeyEdge(
-                    childIndex: entity.index, ordinal: ordinal, column: quote(entity.properties[ordinal].name),
-                    parentIndex: parent, inverseOrdinal: inverse, rule: rule))
-            }
-        }
-        return edges
-    }
-}
-
 extension SQLiteStore {
     /// The scratch table of one batch delete: every row it will remove, by
     /// entity index and primary key. Lives in the writer connection's temp schema.

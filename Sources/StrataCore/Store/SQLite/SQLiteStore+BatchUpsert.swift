@@ -35,8 +35,8 @@ extension SQLiteStore {
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, previous in
             let entity = schema.entities[entityIndex]
-            let keys = entity.uniqueKeyOrdinals.map { $0.map { entity.columnIndexByOrdinal[$0] } }
-            let kept = Self.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
+            let keys = entity.uniqueKeyColumns
+            let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
             let firstKey = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(kept.count), in: db)
             let ordered = orderedToOneColumns(of: entityIndex)
@@ -72,41 +72,6 @@ extension SQLiteStore {
             try record(outcomes, rows: kept.map { rows.values[$0] }, entity: entity, ordered: ordered,
                        old: previous.rows[entityIndex] ?? [:], into: &result, in: db)
         }
-    }
-
-    /// The positions of the rows to write: rows linked by any shared unique key
-    /// (directly or through other rows) are one group, of which the last (or
-    /// first) is kept. Keys with a NULL never clash.
-    private static func deduplicated(_ rows: [[StoredValue]], keys: [[Int]], keepLast: Bool) -> [Int] {
-        guard !keys.isEmpty, rows.count > 1 else { return Array(rows.indices) }
-        var parent = Array(rows.indices)
-        func root(_ row: Int) -> Int {
-            var row = row
-            while parent[row] != row {
-                parent[row] = parent[parent[row]]
-                row = parent[row]
-            }
-            return row
-        }
-        for key in keys {
-            var first: [[StoredValue]: Int] = [:]
-            for row in rows.indices {
-                let values = key.map { rows[row][$0] }
-                if values.contains(where: \.isNull) { continue }
-                if let other = first[values] {
-                    let (a, b) = (root(other), root(row))
-                    if a != b { parent[max(a, b)] = min(a, b) }
-                } else {
-                    first[values] = row
-                }
-            }
-        }
-        var chosen: [Int: Int] = [:]
-        for row in rows.indices {
-            let group = root(row)
-            if keepLast || chosen[group] == nil { chosen[group] = row }
-        }
-        return chosen.values.sorted()
     }
 
     /// Primary keys of stored rows holding any unique key of `rows`.

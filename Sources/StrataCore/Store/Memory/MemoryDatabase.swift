@@ -1,0 +1,328 @@
+/// The rows of an in-memory store and every change to them, undoable.
+///
+/// Each write of the store runs on this under the store's lock; every change
+/// records how to undo it, so a write that fails partway is taken back whole
+/// (``rollback()``), as a database transaction is. Keys and delete actions
+/// follow the rules SQLite stores enforce with their foreign keys.
+final class MemoryDatabase: @unchecked Sendable {
+    // @unchecked: mutable, and reached only under its MemoryStore's lock.
+    /// One stored row: version, values by property ordinal (to-many ordinals
+    /// hold `.null`), and for to-one keys whose inverse is an ordered to-many,
+    /// the row's position among its owner's members (nil: none yet, first).
+    struct Row {
+        var version: Int64
+        var values: ContiguousArray<StoredValue>
+        var positions: [Int: Int64] = [:]
+    }
+
+    /// The rows of one entity, with their keys in ascending order on demand.
+    struct Table {
+        var rows: [Int64: Row] = [:]
+        private var orderedKeys: [Int64] = []
+        private var isOrdered = true
+
+        mutating func set(_ row: Row?, at key: Int64) {
+            let existed = rows[key] != nil
+            rows[key] = row
+            if row != nil, !existed {
+                if isOrdered, let last = orderedKeys.last, last > key { isOrdered = false }
+                if isOrdered { orderedKeys.append(key) }
+            } else if row == nil, existed {
+                isOrdered = false
+            }
+        }
+
+        /// Every key, ascending.
+        mutating func keys() -> [Int64] {
+            if !isOrdered {
+                orderedKeys = rows.keys.sorted()
+                isOrdered = true
+            }
+            return orderedKeys
+        }
+    }
+
+    /// The pairs of one join: owner and member keys with each side's position.
+    struct Join {
+        struct Pair: Hashable {
+            var source: Int64
+            var target: Int64
+        }
+        struct Positions {
+            var source: Int64
+            var target: Int64
+        }
+        var pairs: [Pair: Positions] = [:]
+        var bySource: [Int64: Set<Int64>] = [:]
+        var byTarget: [Int64: Set<Int64>] = [:]
+
+        mutating func set(_ positions: Positions?, for pair: Pair) {
+            pairs[pair] = positions
+            if positions != nil {
+                bySource[pair.source, default: []].insert(pair.target)
+                byTarget[pair.target, default: []].insert(pair.source)
+            } else {
+                bySource[pair.source]?.remove(pair.target)
+                byTarget[pair.target]?.remove(pair.source)
+                if bySource[pair.source]?.isEmpty == true { bySource[pair.source] = nil }
+                if byTarget[pair.target]?.isEmpty == true { byTarget[pair.target] = nil }
+            }
+        }
+    }
+
+    private enum Undo {
+        case row(entity: Int, key: Int64, Row?)
+        case pair(JoinKey, Join.Pair, Join.Positions?)
+        case sequence(entity: Int, Int64)
+        case metadata(String, StoredValue?)
+    }
+
+    /// A to-one key column: the entity holding it and its ordinal.
+    struct KeyColumn: Hashable {
+        var entityIndex: Int
+        var ordinal: Int
+    }
+
+    let schema: Schema
+    private(set) var tables: [Table]
+    /// For each to-one key column, the rows holding each key: who points at a row.
+    private var referrers: [KeyColumn: [Int64: Set<Int64>]] = [:]
+    /// By entity, then uniqueness constraint (as in `uniqueKeyOrdinals`): the
+    /// row holding each value of the key. Keys with a NULL are not held.
+    private var uniqueHolders: [[[[StoredValue]: Int64]]]
+    private(set) var joins: [JoinKey: Join] = [:]
+    /// The highest primary key each entity handed out.
+    private(set) var sequences: [Int64]
+    private(set) var metadata: [String: StoredValue] = [:]
+    private var undoLog: [Undo] = []
+    /// Rows whose keys a write set, checked when it ends (deferred, as SQLite
+    /// checks deferred foreign keys at commit).
+    private var touched: [(entity: Int, key: Int64)] = []
+    /// The foreign-key edges pointing at each entity.
+    private let edgesByParent: [[ForeignKeyEdge]]
+    /// The joins each entity is a side of: (join, whether it is the source).
+    private let joinsByEntity: [[(key: JoinKey, isSource: Bool)]]
+
+    init(schema: Schema) {
+        self.schema = schema
+        tables = schema.entities.map { _ in Table() }
+        uniqueHolders = schema.entities.map { entity in entity.uniqueKeyOrdinals.map { _ in [:] } }
+        sequences = schema.entities.map { _ in 0 }
+        var byParent = schema.entities.map { _ in [ForeignKeyEdge]() }
+        for edge in ForeignKeyEdge.all(in: schema) { byParent[edge.parentIndex].append(edge) }
+        edgesByParent = byParent
+        var byEntity = schema.entities.map { _ in [(key: JoinKey, isSource: Bool)]() }
+        for entity in schema.entities {
+            for ordinal in entity.relationshipOrdinals {
+                guard case .join(let key, _, let destination)? = schema.toManyShape(entityIndex: entity.index, ordinal: ordinal),
+                      key == JoinKey(entityIndex: entity.index, ordinal: ordinal) else { continue }
+                byEntity[entity.index].append((key, true))
+                byEntity[destination].append((key, false))
+            }
+        }
+        joinsByEntity = byEntity
+    }
+
+    // MARK: Transactions
+
+    /// Starts a write: changes from here on can be taken back.
+    func begin() {
+        undoLog.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends a write, checking that every key it set names a row.
+    func commit() throws(StrataError) {
+        for (entityIndex, key) in touched {
+            guard let row = tables[entityIndex].rows[key] else { continue }
+            try checkReferences(of: row, entityIndex: entityIndex)
+        }
+        undoLog.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    /// Takes back every change since ``begin()``.
+    func rollback() {
+        for undo in undoLog.reversed() {
+            switch undo {
+            case .row(let entity, let key, let row): place(row, entityIndex: entity, key: key)
+            case .pair(let join, let pair, let positions): joins[join, default: Join()].set(positions, for: pair)
+            case .sequence(let entity, let value): sequences[entity] = value
+            case .metadata(let key, let value): metadata[key] = value
+            }
+        }
+        undoLog.removeAll(keepingCapacity: true)
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Rows
+
+    func row(_ entityIndex: Int, _ key: Int64) -> Row? {
+        tables[entityIndex].rows[key]
+    }
+
+    /// The rows whose key column points at `key`, in no particular order.
+    func rows(pointingAt key: Int64, from column: KeyColumn) -> Set<Int64> {
+        referrers[column]?[key] ?? []
+    }
+
+    /// The row holding the values of a uniqueness constraint (`values` by the
+    /// constraint's ordinals), if any.
+    func holder(of values: [StoredValue], constraint: Int, entityIndex: Int) -> Int64? {
+        uniqueHolders[entityIndex][constraint][values]
+    }
+
+    /// Stores or removes a row, keeping the referrer and uniqueness indexes in step.
+    private func place(_ row: Row?, entityIndex: Int, key: Int64) {
+        let old = tables[entityIndex].rows[key]
+        tables[entityIndex].set(row, at: key)
+        for (constraint, ordinals) in schema.entities[entityIndex].uniqueKeyOrdinals.enumerated() {
+            let before = old.map { row in ordinals.map { row.values[$0] } }
+            let after = row.map { row in ordinals.map { row.values[$0] } }
+            guard before != after else { continue }
+            if let before, !before.contains(where: \.isNull), uniqueHolders[entityIndex][constraint][before] == key {
+                uniqueHolders[entityIndex][constraint][before] = nil
+            }
+            if let after, !after.contains(where: \.isNull) {
+                uniqueHolders[entityIndex][constraint][after] = key
+            }
+        }
+        for ordinal in schema.entities[entityIndex].toOneColumnOrdinals {
+            let before = old?.values[ordinal], after = row?.values[ordinal]
+            guard before != after else { continue }
+            let column = KeyColumn(entityIndex: entityIndex, ordinal: ordinal)
+            if case .integer(let target)? = before {
+                referrers[column]?[target]?.remove(key)
+                if referrers[column]?[target]?.isEmpty == true { referrers[column]?[target] = nil }
+            }
+            if case .integer(let target)? = after {
+                referrers[column, default: [:]][target, default: []].insert(key)
+            }
+        }
+    }
+
+    /// Every key of an entity, ascending.
+    func keys(_ entityIndex: Int) -> [Int64] {
+        tables[entityIndex].keys()
+    }
+
+    /// Takes `count` keys from an entity's sequence; returns the first.
+    func reserveKeys(_ entityIndex: Int, count: Int64) -> Int64 {
+        undoLog.append(.sequence(entity: entityIndex, sequences[entityIndex]))
+        defer { sequences[entityIndex] += count }
+        return sequences[entityIndex] + 1
+    }
+
+    /// Writes a row (new or changed): required values and unique keys are
+    /// checked now, keys to other rows when the write ends.
+    func put(_ row: Row, entityIndex: Int, key: Int64) throws(StrataError) {
+        try checkRequired(row.values, entityIndex: entityIndex)
+        try checkUnique(row.values, entityIndex: entityIndex, key: key)
+        undoLog.append(.row(entity: entityIndex, key: key, tables[entityIndex].rows[key]))
+        place(row, entityIndex: entityIndex, key: key)
+        touched.append((entityIndex, key))
+    }
+
+    /// Changes a row in place without the checks (positions, cleared keys).
+    private func modify(_ entityIndex: Int, _ key: Int64, _ change: (inout Row) -> Void) {
+        guard var row = tables[entityIndex].rows[key] else { return }
+        undoLog.append(.row(entity: entityIndex, key: key, row))
+        change(&row)
+        place(row, entityIndex: entityIndex, key: key)
+    }
+
+    /// Sets the position of a row among its owner's members.
+    func setPosition(_ position: Int64?, entityIndex: Int, key: Int64, ordinal: Int) {
+        guard tables[entityIndex].rows[key]?.positions[ordinal] != position else { return }
+        modify(entityIndex, key) { $0.positions[ordinal] = position }
+    }
+
+    /// Deletes a row and applies what its referrers' delete rules say:
+    /// cascade deletes them, nullify clears their key, deny refuses (at once,
+    /// as SQLite's `RESTRICT` does). Join pairs holding it go.
+    func delete(_ entityIndex: Int, _ key: Int64) throws(StrataError) {
+        guard let row = tables[entityIndex].rows[key] else { return }
+        undoLog.append(.row(entity: entityIndex, key: key, row))
+        place(nil, entityIndex: entityIndex, key: key)
+        for (join, isSource) in joinsByEntity[entityIndex] {
+            let partners = isSource ? joins[join]?.bySource[key] : joins[join]?.byTarget[key]
+            for partner in partners ?? [] {
+                setPair(join, isSource ? Join.Pair(source: key, target: partner) : Join.Pair(source: partner, target: key), nil)
+            }
+        }
+        for edge in edgesByParent[entityIndex] {
+            let referrers = rows(pointingAt: key, from: KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal))
+            guard !referrers.isEmpty else { continue }
+            switch edge.rule {
+            case .cascade:
+                for referrer in referrers.sorted() { try delete(edge.childIndex, referrer) }
+            case .nullify:
+                for referrer in referrers {
+                    modify(edge.childIndex, referrer) { $0.values[edge.ordinal] = .null }
+                }
+            case .deny:
+                throw Self.referenceError()
+            case .noAction:
+                continue
+            }
+        }
+    }
+
+    // MARK: Joins
+
+    func pairs(_ join: JoinKey) -> Join? { joins[join] }
+
+    func setPair(_ join: JoinKey, _ pair: Join.Pair, _ positions: Join.Positions?) {
+        let old = joins[join]?.pairs[pair]
+        undoLog.append(.pair(join, pair, old))
+        joins[join, default: Join()].set(positions, for: pair)
+    }
+
+    // MARK: Metadata
+
+    func setMetadata(_ value: StoredValue?, forKey key: String) {
+        undoLog.append(.metadata(key, metadata[key]))
+        metadata[key] = value
+    }
+
+    // MARK: Checks
+
+    /// Required attributes must hold a value (SQLite's `NOT NULL`).
+    private func checkRequired(_ values: ContiguousArray<StoredValue>, entityIndex: Int) throws(StrataError) {
+        let entity = schema.entities[entityIndex]
+        for attribute in entity.attributes where !attribute.isOptional {
+            guard let ordinal = entity.ordinalByName[attribute.name], values[ordinal].isNull else { continue }
+            throw StrataError(.validation, "A required value is missing: \(entity.name).\(attribute.name)")
+        }
+    }
+
+    /// No other row may hold the row's unique keys (SQLite's unique indexes).
+    private func checkUnique(_ values: ContiguousArray<StoredValue>, entityIndex: Int, key: Int64) throws(StrataError) {
+        let entity = schema.entities[entityIndex]
+        for (constraint, ordinals) in entity.uniqueKeyOrdinals.enumerated() {
+            let keyValues = ordinals.map { values[$0] }
+            guard !keyValues.contains(where: \.isNull), let holder = uniqueHolders[entityIndex][constraint][keyValues],
+                  holder != key else { continue }
+            let names = ordinals.map { "\(entity.name).\(entity.properties[$0].name)" }.joined(separator: ", ")
+            throw StrataError(.uniquenessConflict, "A uniqueness constraint was violated: \(names)")
+        }
+    }
+
+    /// Every key a row holds must name an existing row, unless its
+    /// relationship's rule is `.noAction`.
+    private func checkReferences(of row: Row, entityIndex: Int) throws(StrataError) {
+        let entity = schema.entities[entityIndex]
+        for ordinal in entity.toOneColumnOrdinals {
+            guard case .integer(let target) = row.values[ordinal] else { continue }
+            let parent = entity.destinationIndexByOrdinal[ordinal]
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            let rule = inverse >= 0 ? schema.entities[parent].relationship(at: inverse)?.deleteRule : nil
+            if rule == .noAction { continue }
+            if tables[parent].rows[target] == nil { throw Self.referenceError() }
+        }
+    }
+
+    private static func referenceError() -> StrataError {
+        StrataError(.validation, "A relationship points to an object that does not exist or may not be deleted")
+    }
+}

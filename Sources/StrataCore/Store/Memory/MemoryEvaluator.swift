@@ -1,0 +1,281 @@
+import Foundation
+
+/// Evaluates Strata's store-neutral query form over the rows of a
+/// ``MemoryDatabase``, in Swift, with the meaning every store gives it:
+/// SQL's three-valued logic (`nil` makes a comparison unknown, `.null`),
+/// `==` that treats two `nil`s as equal, code-point string matching, integer
+/// arithmetic that overflows into reals and division by zero that is unknown.
+///
+/// ```swift
+/// var evaluator = MemoryEvaluator(database: database)
+/// let matches = evaluator.matches(condition, entityIndex: book, key: 7)
+/// ```
+struct MemoryEvaluator {
+    let database: MemoryDatabase
+    var schema: Schema { database.schema }
+    /// Row variables in scope: the entity and key each is bound to.
+    private var bindings: [Int: (entityIndex: Int, key: Int64)] = [:]
+
+    init(database: MemoryDatabase) {
+        self.database = database
+    }
+
+    /// Whether the row of `entityIndex` with `key` meets `condition`.
+    mutating func matches(_ condition: StoreExpression, entityIndex: Int, key: Int64) -> Bool {
+        bindings[0] = (entityIndex, key)
+        return Self.isTrue(value(condition))
+    }
+
+    /// The value of `expression` for the row of `entityIndex` with `key`.
+    mutating func value(_ expression: StoreExpression, entityIndex: Int, key: Int64) -> StoredValue {
+        bindings[0] = (entityIndex, key)
+        return value(expression)
+    }
+
+    /// A condition's value as a truth: only a non-zero number is true.
+    static func isTrue(_ value: StoredValue) -> Bool {
+        switch value {
+        case .integer(let number): number != 0
+        case .real(let number): number != 0
+        case .text(let text): (Double(text.trimmingCharacters(in: .whitespaces)) ?? 0) != 0
+        case .null, .blob: false
+        }
+    }
+
+    private static func truth(_ value: Bool) -> StoredValue { .integer(value ? 1 : 0) }
+
+    private mutating func value(_ expression: StoreExpression) -> StoredValue {
+        switch expression {
+        case .value(let value):
+            return value
+        case .boolean(let value):
+            return Self.truth(value)
+        case .key(let object):
+            return key(of: object).map(StoredValue.integer) ?? .null
+        case .property(let object, let ordinal):
+            guard let row = row(of: object) else { return .null }
+            return row.values[ordinal]
+        case .equal(let lhs, let rhs):
+            return Self.truth(Self.identical(value(lhs), value(rhs)))
+        case .notEqual(let lhs, let rhs):
+            return Self.truth(!Self.identical(value(lhs), value(rhs)))
+        case .compare(let lhs, let op, let rhs):
+            let left = value(lhs), right = value(rhs)
+            if left.isNull || right.isNull { return .null }
+            let order = StoredValueOrder.compare(left, right, collation: .binary)
+            let holds: Bool = switch op {
+            case .equal: order == .orderedSame
+            case .lessThan: order == .orderedAscending
+            case .lessThanOrEqual: order != .orderedDescending
+            case .greaterThan: order == .orderedDescending
+            case .greaterThanOrEqual: order != .orderedAscending
+            }
+            return Self.truth(holds)
+        case .and(let lhs, let rhs):
+            let left = value(lhs)
+            if !left.isNull, !Self.isTrue(left) { return Self.truth(false) }
+            let right = value(rhs)
+            if !right.isNull, !Self.isTrue(right) { return Self.truth(false) }
+            return left.isNull || right.isNull ? .null : Self.truth(true)
+        case .or(let lhs, let rhs):
+            let left = value(lhs)
+            if Self.isTrue(left) { return Self.truth(true) }
+            let right = value(rhs)
+            if Self.isTrue(right) { return Self.truth(true) }
+            return left.isNull || right.isNull ? .null : Self.truth(false)
+        case .not(let condition):
+            let inner = value(condition)
+            return inner.isNull ? .null : Self.truth(!Self.isTrue(inner))
+        case .arithmetic(let lhs, let op, let rhs):
+            return Self.arithmetic(value(lhs), op, value(rhs))
+        case .negate(let operand):
+            switch value(operand) {
+            case .integer(let number): return number == .min ? .real(-Double(number)) : .integer(-number)
+            case .real(let number): return .real(-number)
+            default: return .null
+            }
+        case .coalesce(let first, let second):
+            let left = value(first)
+            return left.isNull ? value(second) : left
+        case .conditional(let test, let yes, let no):
+            return Self.isTrue(value(test)) ? value(yes) : value(no)
+        case .isNull(let operand):
+            return Self.truth(value(operand).isNull)
+        case .inList(let subject, let values):
+            let candidate = value(subject)
+            if candidate.isNull { return .null }
+            return Self.truth(values.contains { Self.identical(candidate, $0) })
+        case .between(let subject, let low, let high):
+            return value(.and(.compare(subject, .greaterThanOrEqual, low), .compare(subject, .lessThanOrEqual, high)))
+        case .hasPrefix(let string, let prefix):
+            guard let text = Self.text(value(string)), let start = Self.text(value(prefix)) else { return .null }
+            return Self.truth(text.unicodeScalars.starts(with: start.unicodeScalars))
+        case .containsText(let string, let part, let folds):
+            guard var text = Self.text(value(string)), var needle = Self.text(value(part)) else { return .null }
+            if folds {
+                text = Self.asciiLowercased(text)
+                needle = Self.asciiLowercased(needle)
+            }
+            return Self.truth(Self.contains(Array(text.unicodeScalars), Array(needle.unicodeScalars)))
+        case .exists(let relationship, let variable, let condition):
+            let saved = bindings[variable]
+            defer { bindings[variable] = saved }
+            for member in members(of: relationship) {
+                bindings[variable] = (relationship.destinationIndex, member)
+                guard let condition else { return Self.truth(true) }
+                if Self.isTrue(value(condition)) { return Self.truth(true) }
+            }
+            return Self.truth(false)
+        case .count(let relationship):
+            return .integer(Int64(members(of: relationship).count))
+        }
+    }
+
+    // MARK: Objects
+
+    private mutating func key(of object: ObjectOperand) -> Int64? {
+        switch object.source {
+        case .variable(let variable):
+            return bindings[variable]?.key
+        case .keyed(let expression):
+            if case .integer(let key) = value(expression) { return key }
+            return nil
+        }
+    }
+
+    private mutating func row(of object: ObjectOperand) -> MemoryDatabase.Row? {
+        guard let key = key(of: object) else { return nil }
+        return database.row(object.entityIndex, key)
+    }
+
+    /// The keys of a to-many relationship's members, in no particular order.
+    private mutating func members(of relationship: ToManyOperand) -> [Int64] {
+        guard let owner = key(of: relationship.owner),
+              let shape = schema.toManyShape(entityIndex: relationship.owner.entityIndex, ordinal: relationship.ordinal)
+        else { return [] }
+        return database.members(of: owner, shape: shape)
+    }
+
+    // MARK: Values
+
+    /// `IS`: two NULLs are the same, NULL and a value are not; numbers compare by value.
+    static func identical(_ lhs: StoredValue, _ rhs: StoredValue) -> Bool {
+        if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
+        return StoredValueOrder.compare(lhs, rhs, collation: .binary) == .orderedSame
+    }
+
+    /// Text, or a number as the text SQLite would make of it.
+    private static func text(_ value: StoredValue) -> String? {
+        switch value {
+        case .text(let text): text
+        case .integer(let number): String(number)
+        case .real(let number): String(number)
+        case .blob(let data): String(decoding: data, as: UTF8.self)
+        case .null: nil
+        }
+    }
+
+    private static func asciiLowercased(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            (scalar.value >= 0x41 && scalar.value <= 0x5A) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
+        }))
+    }
+
+    private static func contains(_ haystack: [Unicode.Scalar], _ needle: [Unicode.Scalar]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= haystack.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    /// SQLite's arithmetic: integers while they fit (then reals), reals
+    /// otherwise; `/` and `%` by zero are NULL.
+    private static func arithmetic(_ lhs: StoredValue, _ op: ArithmeticOperator, _ rhs: StoredValue) -> StoredValue {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)):
+            switch op {
+            case .add:
+                let (sum, overflow) = a.addingReportingOverflow(b)
+                return overflow ? .real(Double(a) + Double(b)) : .integer(sum)
+            case .subtract:
+                let (difference, overflow) = a.subtractingReportingOverflow(b)
+                return overflow ? .real(Double(a) - Double(b)) : .integer(difference)
+            case .multiply:
+                let (product, overflow) = a.multipliedReportingOverflow(by: b)
+                return overflow ? .real(Double(a) * Double(b)) : .integer(product)
+            case .divide:
+                if b == 0 { return .null }
+                if a == .min, b == -1 { return .real(-Double(a)) }
+                return .integer(a / b)
+            case .remainder:
+                if b == 0 { return .null }
+                if b == -1 { return .integer(0) }
+                return .integer(a % b)
+            }
+        default:
+            guard let a = number(lhs), let b = number(rhs) else { return .null }
+            switch op {
+            case .add: return .real(a + b)
+            case .subtract: return .real(a - b)
+            case .multiply: return .real(a * b)
+            case .divide: return b == 0 ? .null : .real(a / b)
+            case .remainder:
+                let divisor = Int64(exactly: b.rounded(.towardZero)) ?? 0
+                guard divisor != 0, let dividend = Int64(exactly: a.rounded(.towardZero)) else { return .null }
+                return .real(Double(dividend % divisor))
+            }
+        }
+    }
+
+    private static func number(_ value: StoredValue) -> Double? {
+        switch value {
+        case .integer(let number): Double(number)
+        case .real(let number): number
+        case .text(let text): Double(text) ?? 0
+        case .null, .blob: nil
+        }
+    }
+}
+
+extension MemoryDatabase {
+    /// The keys of an owner's to-many members, in no particular order.
+    func members(of owner: Int64, shape: ToManyShape) -> [Int64] {
+        switch shape {
+        case .foreignKey(let destination, let inverse):
+            return Array(rows(pointingAt: owner, from: KeyColumn(entityIndex: destination, ordinal: inverse)))
+        case .join(let key, let ownerIsSource, _):
+            let join = pairs(key)
+            return Array((ownerIsSource ? join?.bySource[owner] : join?.byTarget[owner]) ?? [])
+        }
+    }
+
+    /// The keys of an owner's to-many members in their stored order: by the
+    /// owner's position (none first), then by key.
+    func orderedMembers(of owner: Int64, shape: ToManyShape) -> [Int64] {
+        let keys = members(of: owner, shape: shape)
+        switch shape {
+        case .foreignKey(let destination, let inverse):
+            return keys.sorted { a, b in
+                switch (row(destination, a)?.positions[inverse], row(destination, b)?.positions[inverse]) {
+                case (nil, nil): a < b
+                case (nil, _): true
+                case (_, nil): false
+                case (let pa?, let pb?): pa != pb ? pa < pb : a < b
+                }
+            }
+        case .join(let key, let ownerIsSource, _):
+            let pairs = pairs(key)?.pairs ?? [:]
+            func position(_ member: Int64) -> Int64 {
+                let pair = ownerIsSource ? Join.Pair(source: owner, target: member) : Join.Pair(source: member, target: owner)
+                let positions = pairs[pair]
+                return (ownerIsSource ? positions?.source : positions?.target) ?? 0
+            }
+            return keys.sorted { a, b in
+                let pa = position(a), pb = position(b)
+                return pa != pb ? pa < pb : a < b
+            }
+        }
+    }
+}
