@@ -64,7 +64,7 @@ extension ModelMacro: MemberMacro {
     }
 
     private static func initDecl(_ properties: [PersistentProperty]) -> DeclSyntax {
-        let lines = properties.map { "    self.\($0.storageName) = _StrataNoStorage()" }
+        let lines = properties.map { "    self.\($0.storageName) = PersistedPropertyStorage()" }
             + ["    self._$persistentBacking = backing"]
         return """
             public required init(backing: ModelBacking) {

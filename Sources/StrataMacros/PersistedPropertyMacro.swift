@@ -8,7 +8,7 @@ import SwiftSyntaxMacros
 ///
 /// - accessor: an `init` accessor that gives the backing the initial value, and a getter and
 ///   setter that read and write the value at ordinal `N`.
-/// - peer: `private var _name: _StrataNoStorage`, the stand-in storage the `init` accessor
+/// - peer: `private var _name: PersistedPropertyStorage`, the stand-in storage the `init` accessor
 ///   initializes so that definite initialization can track the property.
 public struct PersistedPropertyMacro {}
 
@@ -27,11 +27,11 @@ extension PersistedPropertyMacro: AccessorMacro {
             init(initialValue) {
                 ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                     .setInitialValue(initialValue, at: \(literal: ordinal), as: \(raw: type))
-                \(raw: property.storageName) = _StrataNoStorage()
+                \(raw: property.storageName) = PersistedPropertyStorage()
             }
             """,
-            "get { _$value(at: \(literal: ordinal), as: \(raw: type)) }",
-            "set { _$setValue(newValue, at: \(literal: ordinal), as: \(raw: type)) }",
+            "get { persistentValue(at: \(literal: ordinal), as: \(raw: type)) }",
+            "set { setPersistentValue(newValue, at: \(literal: ordinal), as: \(raw: type)) }",
         ]
     }
 }
@@ -43,7 +43,7 @@ extension PersistedPropertyMacro: PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let property = try PersistedProperty(node, declaration) else { return [] }
-        return ["private var \(raw: property.storageName): _StrataNoStorage"]
+        return ["private var \(raw: property.storageName): PersistedPropertyStorage"]
     }
 }
 

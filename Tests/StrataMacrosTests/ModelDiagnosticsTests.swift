@@ -168,7 +168,7 @@ struct ModelDiagnosticsTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._good = _StrataNoStorage()
+                    self._good = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }

@@ -32,97 +32,97 @@ struct ModelExpansionTests {
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 0, as: String.self)
-                        _title = _StrataNoStorage()
+                        _title = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 0, as: String.self)
+                        persistentValue(at: 0, as: String.self)
                     }
                     set {
-                        _$setValue(newValue, at: 0, as: String.self)
+                        setPersistentValue(newValue, at: 0, as: String.self)
                     }
                 }
 
-                private var _title: _StrataNoStorage
+                private var _title: PersistedPropertyStorage
                 var year: Int {
                     @storageRestrictions(accesses: _$persistentBacking, initializes: _year)
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 1, as: Int.self)
-                        _year = _StrataNoStorage()
+                        _year = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 1, as: Int.self)
+                        persistentValue(at: 1, as: Int.self)
                     }
                     set {
-                        _$setValue(newValue, at: 1, as: Int.self)
+                        setPersistentValue(newValue, at: 1, as: Int.self)
                     }
                 }
 
-                private var _year: _StrataNoStorage
+                private var _year: PersistedPropertyStorage
                 var isbn: String {
                     @storageRestrictions(accesses: _$persistentBacking, initializes: _isbn)
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 2, as: String.self)
-                        _isbn = _StrataNoStorage()
+                        _isbn = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 2, as: String.self)
+                        persistentValue(at: 2, as: String.self)
                     }
                     set {
-                        _$setValue(newValue, at: 2, as: String.self)
+                        setPersistentValue(newValue, at: 2, as: String.self)
                     }
                 }
 
-                private var _isbn: _StrataNoStorage
+                private var _isbn: PersistedPropertyStorage
                 var rating: Double? {
                     @storageRestrictions(accesses: _$persistentBacking, initializes: _rating)
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 3, as: Optional<Double>.self)
-                        _rating = _StrataNoStorage()
+                        _rating = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 3, as: Optional<Double>.self)
+                        persistentValue(at: 3, as: Optional<Double>.self)
                     }
                     set {
-                        _$setValue(newValue, at: 3, as: Optional<Double>.self)
+                        setPersistentValue(newValue, at: 3, as: Optional<Double>.self)
                     }
                 }
 
-                private var _rating: _StrataNoStorage
+                private var _rating: PersistedPropertyStorage
                 var author: Author? {
                     @storageRestrictions(accesses: _$persistentBacking, initializes: _author)
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 4, as: Optional<Author>.self)
-                        _author = _StrataNoStorage()
+                        _author = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 4, as: Optional<Author>.self)
+                        persistentValue(at: 4, as: Optional<Author>.self)
                     }
                     set {
-                        _$setValue(newValue, at: 4, as: Optional<Author>.self)
+                        setPersistentValue(newValue, at: 4, as: Optional<Author>.self)
                     }
                 }
 
-                private var _author: _StrataNoStorage
+                private var _author: PersistedPropertyStorage
                 var tags: [String] {
                     @storageRestrictions(accesses: _$persistentBacking, initializes: _tags)
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 5, as: Array<String>.self)
-                        _tags = _StrataNoStorage()
+                        _tags = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 5, as: Array<String>.self)
+                        persistentValue(at: 5, as: Array<String>.self)
                     }
                     set {
-                        _$setValue(newValue, at: 5, as: Array<String>.self)
+                        setPersistentValue(newValue, at: 5, as: Array<String>.self)
                     }
                 }
 
-                private var _tags: _StrataNoStorage
+                private var _tags: PersistedPropertyStorage
                 var isExpanded = false
                 var doubled: Int { year * 2 }
                 static var shared = 0
@@ -150,12 +150,12 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._title = _StrataNoStorage()
-                    self._year = _StrataNoStorage()
-                    self._isbn = _StrataNoStorage()
-                    self._rating = _StrataNoStorage()
-                    self._author = _StrataNoStorage()
-                    self._tags = _StrataNoStorage()
+                    self._title = PersistedPropertyStorage()
+                    self._year = PersistedPropertyStorage()
+                    self._isbn = PersistedPropertyStorage()
+                    self._rating = PersistedPropertyStorage()
+                    self._author = PersistedPropertyStorage()
+                    self._tags = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }
@@ -213,7 +213,7 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._body = _StrataNoStorage()
+                    self._body = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }
@@ -262,9 +262,9 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._a = _StrataNoStorage()
-                    self._b = _StrataNoStorage()
-                    self._c = _StrataNoStorage()
+                    self._a = PersistedPropertyStorage()
+                    self._b = PersistedPropertyStorage()
+                    self._c = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }
@@ -315,11 +315,11 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._email = _StrataNoStorage()
-                    self._fullName = _StrataNoStorage()
-                    self._avatar = _StrataNoStorage()
-                    self._handle = _StrataNoStorage()
-                    self._plain = _StrataNoStorage()
+                    self._email = PersistedPropertyStorage()
+                    self._fullName = PersistedPropertyStorage()
+                    self._avatar = PersistedPropertyStorage()
+                    self._handle = PersistedPropertyStorage()
+                    self._plain = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }
@@ -363,9 +363,9 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._books = _StrataNoStorage()
-                    self._library = _StrataNoStorage()
-                    self._owner = _StrataNoStorage()
+                    self._books = PersistedPropertyStorage()
+                    self._library = PersistedPropertyStorage()
+                    self._owner = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }
@@ -418,17 +418,17 @@ struct ModelExpansionTests {
                     init(initialValue) {
                         ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                             .setInitialValue(initialValue, at: 0, as: Bool.self)
-                        _default = _StrataNoStorage()
+                        _default = PersistedPropertyStorage()
                     }
                     get {
-                        _$value(at: 0, as: Bool.self)
+                        persistentValue(at: 0, as: Bool.self)
                     }
                     set {
-                        _$setValue(newValue, at: 0, as: Bool.self)
+                        setPersistentValue(newValue, at: 0, as: Bool.self)
                     }
                 }
 
-                private var _default: _StrataNoStorage
+                private var _default: PersistedPropertyStorage
 
                 private var _$persistentBacking: ModelBacking? = nil
 
@@ -444,7 +444,7 @@ struct ModelExpansionTests {
                 ]
 
                 public required init(backing: ModelBacking) {
-                    self._default = _StrataNoStorage()
+                    self._default = PersistedPropertyStorage()
                     self._$persistentBacking = backing
                 }
             }

@@ -39,17 +39,17 @@ struct PersistedPropertyTests {
                 init(initialValue) {
                     ModelBacking.resolve(&_$persistentBacking, for: Self.self)
                         .setInitialValue(initialValue, at: 2, as: \(typeCase.metatype))
-                    _value = _StrataNoStorage()
+                    _value = PersistedPropertyStorage()
                 }
                 get {
-                    _$value(at: 2, as: \(typeCase.metatype))
+                    persistentValue(at: 2, as: \(typeCase.metatype))
                 }
                 set {
-                    _$setValue(newValue, at: 2, as: \(typeCase.metatype))
+                    setPersistentValue(newValue, at: 2, as: \(typeCase.metatype))
                 }
             }
 
-            private var _value: _StrataNoStorage
+            private var _value: PersistedPropertyStorage
             """)
     }
 

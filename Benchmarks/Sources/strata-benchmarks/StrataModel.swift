@@ -22,63 +22,63 @@ final class StrataItem: PersistentModel {
     var persistentBacking: ModelBacking
 
     var i0: Int {
-        get { _$value(at: 0, as: Int.self) }
-        set { _$setValue(newValue, at: 0, as: Int.self) }
+        get { persistentValue(at: 0, as: Int.self) }
+        set { setPersistentValue(newValue, at: 0, as: Int.self) }
     }
 
     var i1: Int {
-        get { _$value(at: 1, as: Int.self) }
-        set { _$setValue(newValue, at: 1, as: Int.self) }
+        get { persistentValue(at: 1, as: Int.self) }
+        set { setPersistentValue(newValue, at: 1, as: Int.self) }
     }
 
     var i2: Int {
-        get { _$value(at: 2, as: Int.self) }
-        set { _$setValue(newValue, at: 2, as: Int.self) }
+        get { persistentValue(at: 2, as: Int.self) }
+        set { setPersistentValue(newValue, at: 2, as: Int.self) }
     }
 
     var i3: Int {
-        get { _$value(at: 3, as: Int.self) }
-        set { _$setValue(newValue, at: 3, as: Int.self) }
+        get { persistentValue(at: 3, as: Int.self) }
+        set { setPersistentValue(newValue, at: 3, as: Int.self) }
     }
 
     var i4: Int {
-        get { _$value(at: 4, as: Int.self) }
-        set { _$setValue(newValue, at: 4, as: Int.self) }
+        get { persistentValue(at: 4, as: Int.self) }
+        set { setPersistentValue(newValue, at: 4, as: Int.self) }
     }
 
     var i5: Int {
-        get { _$value(at: 5, as: Int.self) }
-        set { _$setValue(newValue, at: 5, as: Int.self) }
+        get { persistentValue(at: 5, as: Int.self) }
+        set { setPersistentValue(newValue, at: 5, as: Int.self) }
     }
 
     var i6: Int {
-        get { _$value(at: 6, as: Int.self) }
-        set { _$setValue(newValue, at: 6, as: Int.self) }
+        get { persistentValue(at: 6, as: Int.self) }
+        set { setPersistentValue(newValue, at: 6, as: Int.self) }
     }
 
     var i7: Int {
-        get { _$value(at: 7, as: Int.self) }
-        set { _$setValue(newValue, at: 7, as: Int.self) }
+        get { persistentValue(at: 7, as: Int.self) }
+        set { setPersistentValue(newValue, at: 7, as: Int.self) }
     }
 
     var i8: Int {
-        get { _$value(at: 8, as: Int.self) }
-        set { _$setValue(newValue, at: 8, as: Int.self) }
+        get { persistentValue(at: 8, as: Int.self) }
+        set { setPersistentValue(newValue, at: 8, as: Int.self) }
     }
 
     var i9: Int {
-        get { _$value(at: 9, as: Int.self) }
-        set { _$setValue(newValue, at: 9, as: Int.self) }
+        get { persistentValue(at: 9, as: Int.self) }
+        set { setPersistentValue(newValue, at: 9, as: Int.self) }
     }
 
     var score: Double {
-        get { _$value(at: 10, as: Double.self) }
-        set { _$setValue(newValue, at: 10, as: Double.self) }
+        get { persistentValue(at: 10, as: Double.self) }
+        set { setPersistentValue(newValue, at: 10, as: Double.self) }
     }
 
     var name: String {
-        get { _$value(at: 11, as: String.self) }
-        set { _$setValue(newValue, at: 11, as: String.self) }
+        get { persistentValue(at: 11, as: String.self) }
+        set { setPersistentValue(newValue, at: 11, as: String.self) }
     }
 
     init(_ row: ItemRow) {

@@ -102,18 +102,18 @@ final class StrataKeyedItem: PersistentModel {
     let persistentBacking: ModelBacking
     init(backing: ModelBacking) { persistentBacking = backing }
 
-    var i0: Int { _$value(at: 0, as: Int.self) }
-    var i1: Int { _$value(at: 1, as: Int.self) }
-    var i2: Int { _$value(at: 2, as: Int.self) }
-    var i3: Int { _$value(at: 3, as: Int.self) }
-    var i4: Int { _$value(at: 4, as: Int.self) }
-    var i5: Int { _$value(at: 5, as: Int.self) }
-    var i6: Int { _$value(at: 6, as: Int.self) }
-    var i7: Int { _$value(at: 7, as: Int.self) }
-    var i8: Int { _$value(at: 8, as: Int.self) }
-    var i9: Int { _$value(at: 9, as: Int.self) }
-    var score: Double { _$value(at: 10, as: Double.self) }
-    var name: String { _$value(at: 11, as: String.self) }
+    var i0: Int { persistentValue(at: 0, as: Int.self) }
+    var i1: Int { persistentValue(at: 1, as: Int.self) }
+    var i2: Int { persistentValue(at: 2, as: Int.self) }
+    var i3: Int { persistentValue(at: 3, as: Int.self) }
+    var i4: Int { persistentValue(at: 4, as: Int.self) }
+    var i5: Int { persistentValue(at: 5, as: Int.self) }
+    var i6: Int { persistentValue(at: 6, as: Int.self) }
+    var i7: Int { persistentValue(at: 7, as: Int.self) }
+    var i8: Int { persistentValue(at: 8, as: Int.self) }
+    var i9: Int { persistentValue(at: 9, as: Int.self) }
+    var score: Double { persistentValue(at: 10, as: Double.self) }
+    var name: String { persistentValue(at: 11, as: String.self) }
 
     /// A batch row handler filling rows from `rows`, as an import would.
     static func batch(_ rows: [ItemRow]) -> BatchInsertRequest<StrataKeyedItem> {

@@ -106,7 +106,7 @@ extension PersistentModel {
     }
 
     @inlinable
-    public func _$value<V: PersistentValue>(at ordinal: Int, as: V.Type) -> V {
+    public func persistentValue<V: PersistentValue>(at ordinal: Int, as: V.Type) -> V {
         guard let value = V(storedValue: storedValue(at: ordinal)) else {
             persistentBacking.conversionFailure(at: ordinal, to: V.self)
         }
@@ -114,12 +114,12 @@ extension PersistentModel {
     }
 
     @inlinable
-    public func _$setValue<V: PersistentValue>(_ newValue: V, at ordinal: Int, as: V.Type) {
+    public func setPersistentValue<V: PersistentValue>(_ newValue: V, at ordinal: Int, as: V.Type) {
         setStoredValue(newValue.storedValue, at: ordinal)
     }
 
     @inlinable
-    public func _$value<V: PersistentValue>(at ordinal: Int, as: V?.Type) -> V? {
+    public func persistentValue<V: PersistentValue>(at ordinal: Int, as: V?.Type) -> V? {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         guard let value = V(storedValue: stored) else {
@@ -129,23 +129,23 @@ extension PersistentModel {
     }
 
     @inlinable
-    public func _$setValue<V: PersistentValue>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
+    public func setPersistentValue<V: PersistentValue>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
         setStoredValue(newValue?.storedValue ?? .null, at: ordinal)
     }
 
-    public func _$value<V: RawRepresentable>(at ordinal: Int, as: V.Type) -> V where V.RawValue: PersistentValue {
+    public func persistentValue<V: RawRepresentable>(at ordinal: Int, as: V.Type) -> V where V.RawValue: PersistentValue {
         guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
             persistentBacking.conversionFailure(at: ordinal, to: V.self)
         }
         return value
     }
 
-    public func _$setValue<V: RawRepresentable>(_ newValue: V, at ordinal: Int, as: V.Type)
+    public func setPersistentValue<V: RawRepresentable>(_ newValue: V, at ordinal: Int, as: V.Type)
     where V.RawValue: PersistentValue {
         setStoredValue(newValue.rawValue.storedValue, at: ordinal)
     }
 
-    public func _$value<V: RawRepresentable>(at ordinal: Int, as: V?.Type) -> V? where V.RawValue: PersistentValue {
+    public func persistentValue<V: RawRepresentable>(at ordinal: Int, as: V?.Type) -> V? where V.RawValue: PersistentValue {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else {
@@ -154,12 +154,12 @@ extension PersistentModel {
         return value
     }
 
-    public func _$setValue<V: RawRepresentable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
+    public func setPersistentValue<V: RawRepresentable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
     where V.RawValue: PersistentValue {
         setStoredValue(newValue?.rawValue.storedValue ?? .null, at: ordinal)
     }
 
-    public func _$value<V: RawRepresentable & Codable>(at ordinal: Int, as: V.Type) -> V
+    public func persistentValue<V: RawRepresentable & Codable>(at ordinal: Int, as: V.Type) -> V
     where V.RawValue: PersistentValue {
         guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
             persistentBacking.conversionFailure(at: ordinal, to: V.self)
@@ -167,12 +167,12 @@ extension PersistentModel {
         return value
     }
 
-    public func _$setValue<V: RawRepresentable & Codable>(_ newValue: V, at ordinal: Int, as: V.Type)
+    public func setPersistentValue<V: RawRepresentable & Codable>(_ newValue: V, at ordinal: Int, as: V.Type)
     where V.RawValue: PersistentValue {
         setStoredValue(newValue.rawValue.storedValue, at: ordinal)
     }
 
-    public func _$value<V: RawRepresentable & Codable>(at ordinal: Int, as: V?.Type) -> V?
+    public func persistentValue<V: RawRepresentable & Codable>(at ordinal: Int, as: V?.Type) -> V?
     where V.RawValue: PersistentValue {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
@@ -182,26 +182,26 @@ extension PersistentModel {
         return value
     }
 
-    public func _$setValue<V: RawRepresentable & Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
+    public func setPersistentValue<V: RawRepresentable & Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type)
     where V.RawValue: PersistentValue {
         setStoredValue(newValue?.rawValue.storedValue ?? .null, at: ordinal)
     }
 
-    public func _$value<V: Codable>(at ordinal: Int, as: V.Type) -> V {
+    public func persistentValue<V: Codable>(at ordinal: Int, as: V.Type) -> V {
         JSONValueCoding.decode(storedValue(at: ordinal), as: V.self, for: persistentBacking, at: ordinal)
     }
 
-    public func _$setValue<V: Codable>(_ newValue: V, at ordinal: Int, as: V.Type) {
+    public func setPersistentValue<V: Codable>(_ newValue: V, at ordinal: Int, as: V.Type) {
         setStoredValue(JSONValueCoding.encode(newValue, for: persistentBacking, at: ordinal), at: ordinal)
     }
 
-    public func _$value<V: Codable>(at ordinal: Int, as: V?.Type) -> V? {
+    public func persistentValue<V: Codable>(at ordinal: Int, as: V?.Type) -> V? {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         return JSONValueCoding.decode(stored, as: V.self, for: persistentBacking, at: ordinal)
     }
 
-    public func _$setValue<V: Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
+    public func setPersistentValue<V: Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type) {
         let stored = newValue.map { JSONValueCoding.encode($0, for: persistentBacking, at: ordinal) } ?? .null
         setStoredValue(stored, at: ordinal)
     }

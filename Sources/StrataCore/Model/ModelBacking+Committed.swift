@@ -18,7 +18,7 @@ extension ModelBacking {
             }
             return committed
         }
-        set {
+        nonmutating set {
             originals = []
             for ordinal in newValue.indices where ordinal < values.count && newValue[ordinal] != values[ordinal] {
                 originals.append((ordinal, newValue[ordinal]))

@@ -19,19 +19,19 @@ extension ModelBacking {
 }
 
 extension PersistentModel {
-    public func _$value<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
+    public func persistentValue<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
         ObjectGraph.toOne(of: self, at: ordinal).map { $0 as! D }
     }
 
-    public func _$setValue<D: PersistentModel>(_ newValue: D?, at ordinal: Int, as: D?.Type) {
+    public func setPersistentValue<D: PersistentModel>(_ newValue: D?, at ordinal: Int, as: D?.Type) {
         ObjectGraph.setToOne(of: self, at: ordinal, to: newValue)
     }
 
-    public func _$value<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
+    public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
         ObjectGraph.toMany(of: self, at: ordinal).map { $0 as! D }
     }
 
-    public func _$setValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
+    public func setPersistentValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
         ObjectGraph.setToMany(of: self, at: ordinal, to: newValue)
     }
 }

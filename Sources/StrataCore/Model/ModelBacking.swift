@@ -1,8 +1,14 @@
 import Foundation
 
-/// Placeholder storage that `@Model` gives each persistent property, so the
-/// compiler sees it initialised; the value itself lives in ``ModelBacking``.
-public struct _StrataNoStorage: Sendable {
+/// The stand-in storage `@Model` gives each persistent property, so that
+/// definite initialisation can track it; the value itself lives in the
+/// object's ``ModelBacking``. Hand-written models do not need it.
+///
+/// ```swift
+/// // What @Model generates beside `var title: String`:
+/// private var _title: PersistedPropertyStorage
+/// ```
+public struct PersistedPropertyStorage: Sendable {
     public init() {}
 }
 
@@ -65,8 +71,8 @@ package enum RelationSlot {
     case toMany([any PersistentModel])
 }
 
-/// The fields of a ``ModelBacking`` beside its values (its `ManagedBuffer` header).
-public struct _ModelBackingFields {
+/// The fields of a ``ModelBacking`` beside its values (its storage's header).
+@usableFromInline package struct BackingFields {
     let modelType: any PersistentModel.Type
     var entity: EntityDescription?
     var objectID: ObjectID
@@ -84,10 +90,6 @@ public struct _ModelBackingFields {
     var deletedPosition: Int32 = -1
 }
 
-/// Lets `ModelBacking(for:)` return tail-allocated storage: a class derived
-/// from `ManagedBuffer` has no initialisers of its own.
-public protocol _ModelBackingAllocation {}
-
 /// The storage behind a model object's persistent properties.
 ///
 /// Values are kept as ``StoredValue``s indexed by property ordinal, beside the
@@ -96,33 +98,49 @@ public protocol _ModelBackingAllocation {}
 ///
 /// ```swift
 /// var title: String {
-///     get { _$value(at: 0, as: String.self) }
-///     set { _$setValue(newValue, at: 0, as: String.self) }
+///     get { persistentValue(at: 0, as: String.self) }
+///     set { setPersistentValue(newValue, at: 0, as: String.self) }
 /// }
 /// ```
 ///
-/// The values live in the same allocation as the other fields (a
-/// `ManagedBuffer` with one element per property), so an object costs two
-/// allocations, itself and its backing, and reading a value follows one
-/// pointer fewer. The members `ModelBacking` inherits from `ManagedBuffer`
-/// (`header`, `create`, the `withUnsafe…` methods) are not part of Strata's
-/// API: using them can break the backing.
-public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>, _ModelBackingAllocation {
+/// A backing is a reference to storage of its own: copies of it are the same
+/// backing. The values live in the same allocation as the other fields, so an
+/// object costs two allocations, itself and its storage, and reading a value
+/// follows one pointer fewer.
+public struct ModelBacking {
+    @usableFromInline package let storage: BackingStorage
+
+    @inlinable init(storage: BackingStorage) {
+        self.storage = storage
+    }
+
+    /// Storage for a new object of a model type.
+    ///
+    /// ```swift
+    /// init(label: String) {
+    ///     persistentBacking = ModelBacking(for: Tag.self)
+    ///     self.label = label
+    /// }
+    /// ```
+    public init(for modelType: any PersistentModel.Type) {
+        self = Self.makeNew(for: modelType)
+    }
+
     // Fields are reached through the header's address, which involves no
     // run-time exclusivity check. Strata never overlaps two accesses to one of
     // them (no field is passed `inout` while another access to it runs).
-    @inline(__always) private var fields: UnsafeMutablePointer<_ModelBackingFields> {
-        withUnsafeMutablePointerToHeader { $0 }
+    @inline(__always) private var fields: UnsafeMutablePointer<BackingFields> {
+        storage.withUnsafeMutablePointerToHeader { $0 }
     }
 
     package var modelType: any PersistentModel.Type { fields.pointee.modelType }
     package var entity: EntityDescription? {
         get { fields.pointee.entity }
-        set { fields.pointee.entity = newValue }
+        nonmutating set { fields.pointee.entity = newValue }
     }
     package var objectID: ObjectID {
         get { fields.pointee.objectID }
-        set { fields.pointee.objectID = newValue }
+        nonmutating set { fields.pointee.objectID = newValue }
     }
     /// The object's primary key once its ID is permanent (``objectID`` without
     /// copying it).
@@ -132,21 +150,21 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
     /// The token of the managing context; nil while new or once invalidated.
     package var contextToken: ContextToken? {
         get { fields.pointee.contextToken }
-        set { fields.pointee.contextToken = newValue }
+        nonmutating set { fields.pointee.contextToken = newValue }
     }
     /// The managing context, if it still exists.
     package var coordinator: (any ObjectGraphCoordinator)? {
         get { contextToken?.coordinator }
-        set { contextToken = newValue?.contextToken }
+        nonmutating set { contextToken = newValue?.contextToken }
     }
     package var state: ObjectState {
         get { fields.pointee.state }
-        set { fields.pointee.state = newValue }
+        nonmutating set { fields.pointee.state = newValue }
     }
     // Every attribute accessor, inlined into the app, reads `isFault` and `values`.
     @usableFromInline package var isFault: Bool {
         get { fields.pointee.isFault }
-        set { fields.pointee.isFault = newValue }
+        nonmutating set { fields.pointee.isFault = newValue }
     }
     /// Current values by ordinal (a to-one relationship holds its foreign key),
     /// one per property of the model; `.null` while a fault.
@@ -154,63 +172,65 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
     /// A view of the backing's own storage, valid while the backing lives: copy
     /// it (`ContiguousArray(backing.values)`) to keep the values of a moment.
     @usableFromInline package var values: UnsafeMutableBufferPointer<StoredValue> {
-        withUnsafeMutablePointers { fields, values in UnsafeMutableBufferPointer(start: values, count: fields.pointee.valueCount) }
+        storage.withUnsafeMutablePointers { fields, values in
+            UnsafeMutableBufferPointer(start: values, count: fields.pointee.valueCount)
+        }
     }
     /// For each property changed since the object was last read from or
     /// written to the store, its value from then, in the order of first change.
     /// Empty for unchanged objects, so a first change copies nothing (see ``committed``).
     package var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> {
         get { fields.pointee.originals }
-        _modify { yield &fields.pointee.originals }
+        nonmutating _modify { yield &fields.pointee.originals }
     }
     /// The row version last read from or written to the store.
     package var version: Int64 {
         get { fields.pointee.version }
-        set { fields.pointee.version = newValue }
+        nonmutating set { fields.pointee.version = newValue }
     }
     /// Ordinals whose values differ from the committed ones (relationships included).
     package var changedOrdinals: OrdinalSet {
         get { fields.pointee.changedOrdinals }
-        _modify { yield &fields.pointee.changedOrdinals }
+        nonmutating _modify { yield &fields.pointee.changedOrdinals }
     }
     /// Loaded relationship members, by ordinal; empty until a relationship is used.
     package var relations: ContiguousArray<RelationSlot> {
         get { fields.pointee.relations }
-        _modify { yield &fields.pointee.relations }
+        nonmutating _modify { yield &fields.pointee.relations }
     }
     /// Relationships were set before the object joined a context; their inverses
     /// are brought up to date on insert.
     package var needsInverseSync: Bool {
         get { fields.pointee.needsInverseSync }
-        set { fields.pointee.needsInverseSync = newValue }
+        nonmutating set { fields.pointee.needsInverseSync = newValue }
     }
     /// For faults from a `fetchBatchSize` fetch: the keys that load together.
     package var faultBatch: FaultBatch? {
         get { fields.pointee.faultBatch }
-        set { fields.pointee.faultBatch = newValue }
+        nonmutating set { fields.pointee.faultBatch = newValue }
     }
     /// Where the object was last put in its context's changed and deleted
     /// lists (-1: never); see `ObjectList`.
     package var changedPosition: Int32 {
         get { fields.pointee.changedPosition }
-        set { fields.pointee.changedPosition = newValue }
+        nonmutating set { fields.pointee.changedPosition = newValue }
     }
     package var deletedPosition: Int32 {
         get { fields.pointee.deletedPosition }
-        set { fields.pointee.deletedPosition = newValue }
+        nonmutating set { fields.pointee.deletedPosition = newValue }
     }
 
     /// A backing with room for `valueCount` values, which `initializeValues`
     /// must initialise (all of them). The fields are made in place.
     @inline(__always)
     static func make(
-        valueCount: Int, fields: () -> _ModelBackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
+        valueCount: Int, fields: () -> BackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
     ) -> ModelBacking {
-        let buffer = create(minimumCapacity: valueCount) { _ in fields() }
+        let buffer = BackingStorage.create(minimumCapacity: valueCount) { _ in fields() }
         // `create` makes an instance of the class it is called on.
-        let backing = unsafeDowncast(buffer, to: ModelBacking.self)
-        backing.withUnsafeMutablePointerToElements { initializeValues($0, valueCount) }
-        return backing
+        let storage = unsafeDowncast(buffer, to: BackingStorage.self)
+        storage.withUnsafeMutablePointerToElements { initializeValues($0, valueCount) }
+        return ModelBacking(storage: storage)
     }
 
     /// Storage for a new object of a model type: one `.null` per property.
@@ -219,7 +239,7 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         return make(
             valueCount: count,
             fields: {
-                _ModelBackingFields(
+                BackingFields(
                     modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
                     isFault: false, valueCount: count)
             },
@@ -261,7 +281,7 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         return make(
             valueCount: count,
             fields: {
-                _ModelBackingFields(
+                BackingFields(
                     modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token,
                     state: .registered, isFault: isFault, valueCount: count, version: version)
             },
@@ -273,10 +293,6 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
         let copied = Swift.min(count, source.count)
         source.withUnsafeBufferPointer { target.initialize(from: $0.baseAddress!, count: copied) }
         if copied < count { (target + copied).initialize(repeating: .null, count: count - copied) }
-    }
-
-    deinit {
-        _ = withUnsafeMutablePointers { fields, values in values.deinitialize(count: fields.pointee.valueCount) }
     }
 
     /// Makes sure the values are loaded.
@@ -400,17 +416,11 @@ public final class ModelBacking: ManagedBuffer<_ModelBackingFields, StoredValue>
     }
 }
 
-extension _ModelBackingAllocation where Self == ModelBacking {
-    /// Storage for a new object of a model type.
-    ///
-    /// ```swift
-    /// init(label: String) {
-    ///     persistentBacking = ModelBacking(for: Tag.self)
-    ///     self.label = label
-    /// }
-    /// ```
-    public init(for modelType: any PersistentModel.Type) {
-        self = ModelBacking.makeNew(for: modelType)
+/// The allocation behind a ``ModelBacking``: its fields as the header, one
+/// value per property as the elements.
+@usableFromInline package final class BackingStorage: ManagedBuffer<BackingFields, StoredValue> {
+    deinit {
+        _ = withUnsafeMutablePointers { fields, values in values.deinitialize(count: fields.pointee.valueCount) }
     }
 }
 

@@ -4,19 +4,20 @@ import Foundation
 ///
 /// `@Model` adopts this protocol for you. Without the macro, adopt it by hand: list
 /// the persistent properties in ``schemaProperties`` (their order gives each its
-/// ordinal) and route every persistent property through ``persistentBacking``.
+/// ordinal) and route every persistent property through ``persistentBacking``
+/// with ``persistentValue(at:as:)`` and ``setPersistentValue(_:at:as:)``.
 ///
 /// ```swift
 /// final class Tag: PersistentModel {
 ///     static let schemaProperties: [PropertyMetadata] = [.property("label", \Tag.label)]
 ///     let persistentBacking: ModelBacking
 ///     var label: String {
-///         get { persistentBacking.value(at: 0, as: String.self) }
-///         set { persistentBacking.setValue(newValue, at: 0, as: String.self) }
+///         get { persistentValue(at: 0, as: String.self) }
+///         set { setPersistentValue(newValue, at: 0, as: String.self) }
 ///     }
 ///     init(label: String) {
 ///         persistentBacking = ModelBacking(for: Tag.self)
-///         self.label = label
+///         persistentBacking.setInitialValue(label, at: 0, as: String.self)
 ///     }
 ///     init(backing: ModelBacking) { persistentBacking = backing }
 /// }

@@ -36,25 +36,84 @@ extension Bool: PersistentValue {
     @inlinable public var storedValue: StoredValue { .integer(self ? 1 : 0) }
 }
 
-/// Integer conformances share one implementation.
-public protocol _StoredInteger: PersistentValue, FixedWidthInteger {}
+/// The integer a stored value holds, when it fits `I` exactly.
+@inlinable @inline(__always)
+func storedInteger<I: FixedWidthInteger>(_ stored: StoredValue, as type: I.Type) -> I? {
+    guard case .integer(let value) = stored else { return nil }
+    return I(exactly: value)
+}
 
-extension _StoredInteger {
+extension Int: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .int }
     @inlinable public init?(storedValue: StoredValue) {
-        guard case .integer(let value) = storedValue, let exact = Self(exactly: value) else { return nil }
-        self = exact
+        guard let value = storedInteger(storedValue, as: Int.self) else { return nil }
+        self = value
     }
     @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
 }
 
-extension Int: _StoredInteger { @inlinable public static var attributeType: AttributeType { .int } }
-extension Int8: _StoredInteger { @inlinable public static var attributeType: AttributeType { .int8 } }
-extension Int16: _StoredInteger { @inlinable public static var attributeType: AttributeType { .int16 } }
-extension Int32: _StoredInteger { @inlinable public static var attributeType: AttributeType { .int32 } }
-extension Int64: _StoredInteger { @inlinable public static var attributeType: AttributeType { .int64 } }
-extension UInt8: _StoredInteger { @inlinable public static var attributeType: AttributeType { .uint8 } }
-extension UInt16: _StoredInteger { @inlinable public static var attributeType: AttributeType { .uint16 } }
-extension UInt32: _StoredInteger { @inlinable public static var attributeType: AttributeType { .uint32 } }
+extension Int8: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .int8 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: Int8.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Int16: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .int16 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: Int16.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Int32: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .int32 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: Int32.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Int64: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .int64 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: Int64.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension UInt8: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .uint8 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: UInt8.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension UInt16: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .uint16 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: UInt16.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension UInt32: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .uint32 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = storedInteger(storedValue, as: UInt32.self) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
 
 extension Double: PersistentValue {
     @inlinable public static var attributeType: AttributeType { .double }

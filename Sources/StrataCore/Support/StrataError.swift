@@ -43,8 +43,6 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// A stored value could not be converted to the model's type.
         public static let valueConversion = Code(rawValue: "valueConversion")
-        /// An object was used with a context it does not belong to, or after reset.
-        public static let invalidObject = Code(rawValue: "invalidObject")
         /// The store is read-only.
         public static let readOnlyStore = Code(rawValue: "readOnlyStore")
         /// SQLite reported an error.

@@ -132,3 +132,37 @@ struct StoredColumnTypeTests {
         #expect(book.attribute(named: "rating")?.isOptional == true)
     }
 }
+
+/// The hand-written model of `PersistentModel`'s documentation, word for word
+/// but for its name (`Tag` is taken by the many-to-many tests).
+final class Label: PersistentModel {
+    static let schemaProperties: [PropertyMetadata] = [.property("label", \Label.label)]
+    let persistentBacking: ModelBacking
+    var label: String {
+        get { persistentValue(at: 0, as: String.self) }
+        set { setPersistentValue(newValue, at: 0, as: String.self) }
+    }
+    init(label: String) {
+        persistentBacking = ModelBacking(for: Label.self)
+        persistentBacking.setInitialValue(label, at: 0, as: String.self)
+    }
+    init(backing: ModelBacking) { persistentBacking = backing }
+}
+
+@Suite("Models written by hand")
+struct HandWrittenModelTests {
+    @Test(arguments: StoreKind.allCases)
+    func theDocumentedHandWrittenModelSavesChangesAndFetches(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Label.self))
+        let id = try stack.container.perform { context in
+            let tag = Label(label: "swift")
+            context.insert(tag)
+            try context.save()
+            tag.label = "linux"
+            #expect(tag.isUpdated)
+            return tag.objectID
+        }
+        let label = try stack.container.perform { context in try context.existingObject(with: id, as: Label.self).label }
+        #expect(label == "linux")
+    }
+}

@@ -86,13 +86,13 @@ final class Note: PersistentModel {
     var persistentBacking: ModelBacking
 
     var text: String {
-        get { _$value(at: 0, as: String.self) }
-        set { _$setValue(newValue, at: 0, as: String.self) }
+        get { persistentValue(at: 0, as: String.self) }
+        set { setPersistentValue(newValue, at: 0, as: String.self) }
     }
 
     var pinned: Bool {
-        get { _$value(at: 1, as: Bool.self) }
-        set { _$setValue(newValue, at: 1, as: Bool.self) }
+        get { persistentValue(at: 1, as: Bool.self) }
+        set { setPersistentValue(newValue, at: 1, as: Bool.self) }
     }
 
     init(text: String, pinned: Bool = false) {
