@@ -28,7 +28,7 @@ extension ManagedObjectContext {
             return registerRow(entity: entity, primaryKey: pk, values: nil, version: 0)
         }
         let key = id.temporaryKey!
-        if let existing = insertedByKey[key] ?? registeredByTemporaryKey[key] { return existing }
+        if let existing = tracker.insertedByKey[key] ?? registeredByTemporaryKey[key] { return existing }
         let backing = ModelBacking.stored(entity: entity, objectID: id, coordinator: self, values: nil, version: 0)
         let object = entity.modelType.init(backing: backing)
         registeredByTemporaryKey[key] = object
@@ -113,7 +113,7 @@ extension ManagedObjectContext {
                 || (member.persistentBacking.changedOrdinals.contains(inverse) && ObjectGraph.toOne(of: member, at: inverse) !== owner)
         }
         var present = Set(members.map { ObjectIdentifier($0) })
-        for candidate in insertedByKey.sorted(by: { $0.key < $1.key }).map(\.value) + changedList.objects
+        for candidate in tracker.insertedObjects() + tracker.changed.objects
         where candidate.persistentBacking.entity === destination && !present.contains(ObjectIdentifier(candidate)) {
             guard candidate.persistentBacking.state != .deleted, ObjectGraph.toOne(of: candidate, at: inverse) === owner else { continue }
             members.append(candidate)
@@ -180,9 +180,7 @@ extension ManagedObjectContext {
         // The child's baseline is now the parent's state.
         for object in pending.inserted {
             let backing = object.persistentBacking
-            let key = backing.temporaryKey!
-            insertedByKey[key] = nil
-            registeredByTemporaryKey[key] = object
+            registeredByTemporaryKey[backing.temporaryKey!] = object
             backing.state = .registered
         }
         for object in pending.inserted + pending.updated {
@@ -190,14 +188,15 @@ extension ManagedObjectContext {
             backing.commitValues()
             backing.changedOrdinals.removeAll()
         }
-        changedList.removeAll()
+        tracker.didSave(
+            insertedKeys: pending.inserted.lazy.map { $0.persistentBacking.temporaryKey! },
+            removesAllInserted: tracker.insertedByKey.count == pending.inserted.count)
         for object in pending.deleted {
             let backing = object.persistentBacking
             if let pk = backing.primaryKey { registry[backing.entity!.index][pk] = nil }
             if let key = backing.temporaryKey { registeredByTemporaryKey[key] = nil }
             backing.invalidate()
         }
-        deletedList.removeAll()
         // Metadata travels up with the objects and reaches the store with the parent's save.
         parent.pendingMetadata.merge(pending.metadata) { _, child in child }
         pendingMetadata = [:]

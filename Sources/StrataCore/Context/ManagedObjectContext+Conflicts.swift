@@ -148,7 +148,7 @@ extension ManagedObjectContext {
         for violation in conflicts.uniqueness {
             let object: (any PersistentModel)?
             if let key = violation.temporaryKey {
-                object = insertedByKey[key]
+                object = tracker.insertedByKey[key]
             } else {
                 object = violation.primaryKey.flatMap { registry[violation.entityIndex][$0] }
             }

@@ -90,9 +90,9 @@ extension ManagedObjectContext {
 
     /// Whether this context has unsaved changes that a fetch of the entity must see.
     func hasPendingChanges(entityIndex: Int) -> Bool {
-        if insertedByKey.values.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
-        if deletedList.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
-        return changedList.contains { object in
+        if tracker.insertedByKey.values.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
+        if tracker.deleted.contains(where: { $0.persistentBacking.entity?.index == entityIndex }) { return true }
+        return tracker.changed.contains { object in
             object.persistentBacking.entity?.index == entityIndex && !object.persistentBacking.changedOrdinals.isEmpty
         }
     }
@@ -283,7 +283,7 @@ extension ManagedObjectContext {
             return backing.state == .deleted || backing.state == .invalidated || !backing.changedOrdinals.isEmpty
         }
         var candidates: [T] = insertedObjects.compactMap { $0 as? T }
-        candidates += changedList.objects.compactMap { object in
+        candidates += tracker.changed.objects.compactMap { object in
             guard let typed = object as? T, typed.persistentBacking.state == .registered,
                   !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
             return typed

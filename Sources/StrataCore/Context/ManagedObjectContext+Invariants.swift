@@ -22,22 +22,22 @@ extension ManagedObjectContext {
                 if backing.state != .registered && backing.state != .deleted {
                     problems.append("identity map: \(backing.objectID) is registered in state \(backing.state)")
                 }
-                if backing.state == .deleted, !deletedList.contains(object) {
+                if backing.state == .deleted, !tracker.deleted.contains(object) {
                     problems.append("change set: \(backing.objectID) is deleted but not in deletedObjects")
                 }
             }
         }
-        for (key, object) in insertedByKey {
+        for (key, object) in tracker.insertedByKey {
             let backing = object.persistentBacking
             if backing.state != .inserted || backing.temporaryKey != key {
                 problems.append("change set: inserted object \(backing.objectID) has state \(backing.state)")
             }
         }
-        problems += changedList.positionProblems() + deletedList.positionProblems()
-        for object in deletedList.objects where object.persistentBacking.state != .deleted {
+        problems += tracker.changed.positionProblems() + tracker.deleted.positionProblems()
+        for object in tracker.deleted.objects where object.persistentBacking.state != .deleted {
             problems.append("change set: \(object.objectID) is in deletedObjects with state \(object.persistentBacking.state)")
         }
-        for object in changedList.objects where object.persistentBacking.coordinator !== self {
+        for object in tracker.changed.objects where object.persistentBacking.coordinator !== self {
             problems.append("change set: updated object \(object.objectID) belongs to another context")
         }
         for object in registeredObjects where object.persistentBacking.state != .deleted {

@@ -51,9 +51,7 @@ extension ManagedObjectContext {
                 invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: entity.columnOrdinals, values: [], old: old)
             }
             registry[row.entityIndex][pk] = nil
-            changedList.remove(object)
-            deletedList.remove(object)
-            changeEpoch &+= 1
+            tracker.forget(object)
             removeFromLoadedRelationships(object)
             backing.invalidate()
         }

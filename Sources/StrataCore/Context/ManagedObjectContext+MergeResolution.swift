@@ -25,7 +25,7 @@ extension ManagedObjectContext {
                 backing.version = stored.version
                 return
             }
-            deletedList.remove(object)
+            tracker.undelete(object)
             backing.state = .registered
             rollBack(object, to: stored)
             return
@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         unloadInverseSlots(of: object, keys: ContiguousArray(backing.values))
         unloadInverseSlots(of: object, keys: stored.values)
-        changedList.remove(object)
+        tracker.removeChanged(object)
         backing.load(values: stored.values, version: stored.version)
     }
 
@@ -177,7 +177,7 @@ extension ManagedObjectContext {
         guard let entity = backing.entity, let temporary = backing.temporaryKey else { return }
         let objectWins = resolution.objectWins
         if !objectWins { unloadInverseSlots(of: object, keys: ContiguousArray(backing.values)) }
-        insertedByKey[temporary] = nil
+        tracker.removeInserted(key: temporary)
         backing.objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: row.primaryKey)
         permanentKeysByTemporaryKey[temporary] = PermanentKey(entityIndex: entity.index, primaryKey: row.primaryKey)
         backing.state = .registered

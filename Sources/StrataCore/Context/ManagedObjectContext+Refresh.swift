@@ -1,24 +1,21 @@
 extension ManagedObjectContext {
     /// Discards every unsaved insert, change and deletion.
     public func rollback() {
-        for object in insertedByKey.values { object.persistentBacking.invalidate() }
-        insertedByKey.removeAll()
-        for object in deletedList.objects {
+        for object in tracker.insertedByKey.values { object.persistentBacking.invalidate() }
+        for object in tracker.deleted.objects {
             let backing = object.persistentBacking
             backing.state = .registered
             // Changes made before the deletion go too.
             backing.revertToCommitted()
             backing.changedOrdinals.removeAll()
         }
-        deletedList.removeAll()
-        for object in changedList.objects {
+        for object in tracker.changed.objects {
             let backing = object.persistentBacking
             backing.revertToCommitted()
             backing.changedOrdinals.removeAll()
         }
-        changedList.removeAll()
+        tracker.removeAll()
         pendingMetadata = [:]
-        changeEpoch &+= 1
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
             for object in entityObjects.values { object.persistentBacking.relations = [] }
@@ -30,13 +27,10 @@ extension ManagedObjectContext {
         for entityObjects in registry {
             for object in entityObjects.values { object.persistentBacking.invalidate() }
         }
-        for object in insertedByKey.values { object.persistentBacking.invalidate() }
+        for object in tracker.insertedByKey.values { object.persistentBacking.invalidate() }
         for registered in registry { registered.removeAll() }
-        insertedByKey.removeAll()
-        changedList.removeAll()
-        deletedList.removeAll()
+        tracker.removeAll()
         pendingMetadata = [:]
-        changeEpoch &+= 1
         resetCount &+= 1
         _ = inbox.drain()
     }
@@ -48,8 +42,7 @@ extension ManagedObjectContext {
         let backing = object.persistentBacking
         guard backing.coordinator === self, backing.state == .registered || backing.state == .deleted else { return }
         if !mergeChanges {
-            changedList.remove(object)
-            changeEpoch &+= 1
+            tracker.removeChanged(object)
             if backing.state == .registered { backing.turnIntoFault() }
             return
         }

@@ -43,7 +43,7 @@ extension ManagedObjectContext {
                 || (member.persistentBacking.changedOrdinals.contains(inverse) && ObjectGraph.toOne(of: member, at: inverse) !== owner)
         }
         var present = Set(members.map { ObjectIdentifier($0) })
-        let candidates = insertedByKey.sorted { $0.key < $1.key }.map(\.value) + changedList.objects
+        let candidates = tracker.insertedObjects() + tracker.changed.objects
         for candidate in candidates where candidate.persistentBacking.entity === destination {
             guard !present.contains(ObjectIdentifier(candidate)),
                   candidate.persistentBacking.state != .deleted,
@@ -68,7 +68,7 @@ extension ManagedObjectContext {
                 || (member.persistentBacking.changedOrdinals.contains(inverse) && holdsOwner(member) == false)
         }
         var present = Set(members.map { ObjectIdentifier($0) })
-        let candidates = insertedByKey.sorted { $0.key < $1.key }.map(\.value) + changedList.objects
+        let candidates = tracker.insertedObjects() + tracker.changed.objects
         for candidate in candidates where candidate.persistentBacking.entity === destination {
             guard !present.contains(ObjectIdentifier(candidate)),
                   candidate.persistentBacking.state != .deleted,

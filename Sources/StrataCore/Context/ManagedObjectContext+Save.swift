@@ -29,20 +29,20 @@ extension ManagedObjectContext {
     /// the lists stay the same.
     func prepareForSave() throws -> PendingSave {
         var objects = changedObjectLists()
-        var epoch = changeEpoch
+        var epoch = tracker.epoch
         for object in objects.inserted { object.willSave() }
         for object in objects.updated { object.willSave() }
         for object in objects.deleted { object.willSave() }
         // Built only when a hook changes the lists (rare): who had `willSave()`.
         var notified: Set<ObjectIdentifier>?
         for _ in 0...Self.maximumHookRounds {
-            if changeEpoch == epoch {
+            if tracker.epoch == epoch {
                 try validateForSave(objects)
-                if changeEpoch == epoch { return PendingSave(context: self, objects: objects) }
+                if tracker.epoch == epoch { return PendingSave(context: self, objects: objects) }
             }
             var seen = notified ?? Set((objects.inserted + objects.updated + objects.deleted).map(ObjectIdentifier.init))
             objects = changedObjectLists()
-            epoch = changeEpoch
+            epoch = tracker.epoch
             for object in objects.inserted + objects.updated + objects.deleted
             where seen.insert(ObjectIdentifier(object)).inserted {
                 object.willSave()
@@ -64,7 +64,10 @@ extension ManagedObjectContext {
 
     /// Brings the saved objects in line with the store after the transaction committed.
     func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: any PersistentStore) {
+        let removesAllInserted = tracker.insertedByKey.count == pending.inserted.count
+        var savedKeys: [UInt64] = []
         if !pending.inserted.isEmpty {
+            if !removesAllInserted { savedKeys.reserveCapacity(pending.inserted.count) }
             // Inserts are written in the order of `pending.inserted`, one row each.
             var counts = [Int](repeating: 0, count: registry.count)
             for object in pending.inserted { counts[object.persistentBacking.entity!.index] += 1 }
@@ -72,23 +75,18 @@ extension ManagedObjectContext {
                 registry[entityIndex].reserveCapacity(count)
             }
             permanentKeysByTemporaryKey.reserveCapacity(permanentKeysByTemporaryKey.count + pending.inserted.count)
-            let removesAll = insertedByKey.count == pending.inserted.count
             for (position, object) in pending.inserted.enumerated() {
                 let backing = object.persistentBacking
                 let temporary = backing.temporaryKey!
                 let pk = result.insertedKeys[position]
                 let entityIndex = result.changes.inserted[position].entityIndex
-                if !removesAll { insertedByKey[temporary] = nil }
+                if !removesAllInserted { savedKeys.append(temporary) }
                 permanentKeysByTemporaryKey[temporary] = PermanentKey(entityIndex: entityIndex, primaryKey: pk)
                 backing.objectID = result.changes.inserted[position].objectID
                 backing.state = .registered
                 backing.version = 1
                 registry[entityIndex][pk] = object
                 finishSaving(backing)
-            }
-            if removesAll {
-                insertedByKey.removeAll()
-                insertionOrder.removeAll()
             }
         }
         // `updatedWithColumns` is the part of `pending.updated` that wrote
@@ -102,10 +100,9 @@ extension ManagedObjectContext {
                 written += 1
             }
         }
-        changedList.removeAll()
+        tracker.didSave(insertedKeys: savedKeys, removesAllInserted: removesAllInserted)
         if !pending.metadata.isEmpty { pendingMetadata = [:] }
         if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted) }
-        deletedList.removeAll()
     }
 
     /// Takes saved deletions out of the identity map and invalidates them.

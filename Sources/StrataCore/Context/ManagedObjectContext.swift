@@ -46,19 +46,8 @@ public final class ManagedObjectContext {
 
     /// Registered (saved or fetched) objects, per entity index, by primary key.
     @exclusivity(unchecked) var registry: [IdentityMap]
-    /// Inserted objects, by temporary key.
-    @exclusivity(unchecked) var insertedByKey: [UInt64: any PersistentModel] = [:]
-    /// The inserted objects in the order they were inserted, so a save needs
-    /// no sort (see ``ChangeOrder``).
-    @exclusivity(unchecked) var insertionOrder = ChangeOrder()
-    /// Registered objects changed since they were saved or fetched, in the
-    /// order of their first change (some may have changed back).
-    @exclusivity(unchecked) var changedList = ObjectList(.changed)
-    /// Deleted registered objects, deletion not saved yet, in deletion order.
-    @exclusivity(unchecked) var deletedList = ObjectList(.deleted)
-    /// Counts objects joining the collections above, so a save can tell whether
-    /// its validation hooks changed what it saves.
-    @exclusivity(unchecked) var changeEpoch = 0
+    /// Inserted, changed and deleted objects since the last save.
+    @exclusivity(unchecked) var tracker = ChangeTracker()
     /// The context a child context reads from and saves into; nil for contexts
     /// over the store.
     public internal(set) var parent: ManagedObjectContext?
@@ -110,10 +99,9 @@ public final class ManagedObjectContext {
         case .deleted where backing.coordinator === self:
             // Inserting a deleted object takes the deletion back; changes made
             // before the deletion are unsaved changes again.
-            deletedList.remove(object)
+            tracker.undelete(object)
             backing.state = .registered
-            changeEpoch &+= 1
-            if !backing.changedOrdinals.isEmpty { noteChanged(object) }
+            if !backing.changedOrdinals.isEmpty { tracker.noteChanged(object) }
             return
         default:
             return
@@ -124,9 +112,7 @@ public final class ManagedObjectContext {
         let id = temporaryKey.map { ObjectID(entityName: entity.name, temporaryKey: $0) }
             ?? ObjectID.makeTemporary(entityName: entity.name)
         backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
-        insertedByKey[id.temporaryKey!] = object
-        insertionOrder.append(id.temporaryKey!, object, liveCount: insertedByKey.count)
-        changeEpoch &+= 1
+        tracker.insert(object, key: id.temporaryKey!)
         object.awakeFromInsert()
         ObjectGraph.syncInverses(of: object)
     }
@@ -144,16 +130,13 @@ public final class ManagedObjectContext {
         case .inserted:
             object.prepareForDeletion()
             applyDeleteRules(to: object)
-            insertedByKey[backing.temporaryKey!] = nil
+            tracker.removeInserted(key: backing.temporaryKey!)
             backing.invalidate()
-            changeEpoch &+= 1
         case .registered:
             backing.willAccess()
             object.prepareForDeletion()
             backing.state = .deleted
-            changedList.remove(object)
-            deletedList.insert(object)
-            changeEpoch &+= 1
+            tracker.delete(object)
             applyDeleteRules(to: object)
         default:
             return
@@ -189,25 +172,22 @@ public final class ManagedObjectContext {
 
     /// Whether there are unsaved inserts, changes or deletions.
     public var hasChanges: Bool {
-        !insertedByKey.isEmpty || !deletedList.isEmpty || changedList.contains { $0.isUpdated } || !pendingMetadata.isEmpty
+        tracker.hasChanges || !pendingMetadata.isEmpty
     }
 
     /// Objects inserted since the last save.
     public var insertedObjects: [any PersistentModel] {
-        if let objects = insertionOrder.objects(liveCount: insertedByKey.count) { return objects }
-        let sorted = insertedByKey.sorted { $0.key < $1.key }
-        insertionOrder.rebuild(sorted.map { ($0.key, $0.value) }, isSorted: true)
-        return sorted.map(\.value)
+        tracker.insertedObjects()
     }
 
     /// Saved objects with unsaved changes, in the order they were first changed.
     public var updatedObjects: [any PersistentModel] {
-        changedList.objects { $0.isUpdated }
+        tracker.changed.objects { $0.isUpdated }
     }
 
     /// Objects deleted since the last save, in the order they were deleted.
     public var deletedObjects: [any PersistentModel] {
-        deletedList.objects
+        tracker.deleted.objects
     }
 
     /// Every object the context manages.
@@ -217,7 +197,7 @@ public final class ManagedObjectContext {
 
     /// The object with this ID if the context already has it (no store access).
     public func registeredObject(for id: ObjectID) -> (any PersistentModel)? {
-        if let key = id.temporaryKey { return insertedByKey[key] ?? registeredByTemporaryKey[key] }
+        if let key = id.temporaryKey { return tracker.insertedByKey[key] ?? registeredByTemporaryKey[key] }
         guard let entity = schema.entity(named: id.entityName), let pk = id.primaryKey else { return nil }
         guard let store = try? coordinator.loadedStore(), store.identifier == id.storeIdentifier else { return nil }
         return registry[entity.index][pk]
@@ -376,12 +356,9 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
         noteChanged(object)
     }
 
-    /// Adds an object to ``changedList``.
+    /// Marks an object changed (see ``ChangeTracker/noteChanged(_:)``).
     func noteChanged(_ object: any PersistentModel) {
-        // Counted even when the object is listed already: it may have been
-        // changed back, and left out of lists captured meanwhile.
-        changedList.insert(object)
-        changeEpoch &+= 1
+        tracker.noteChanged(object)
     }
 
     package func adopt(_ object: any PersistentModel) {
@@ -398,46 +375,3 @@ extension PersistentModel {
 
 @available(*, unavailable, message: "A context belongs to one isolation domain; pass ObjectIDs between domains")
 extension ManagedObjectContext: Sendable {}
-
-/// The order in which objects joined ``ManagedObjectContext/insertedByKey``,
-/// beside that dictionary.
-///
-/// Only the context's insert path adds to the dictionary, and it appends here;
-/// removals elsewhere leave stale entries. So while the list and the
-/// dictionary have the same count, the list holds exactly the dictionary's
-/// entries (every key is appended when added, and a key appended twice would
-/// make the list longer). Otherwise the caller rebuilds it.
-struct ChangeOrder {
-    private(set) var entries: [(key: UInt64, object: any PersistentModel)] = []
-    /// Keys ascend: the objects are in their order of insertion.
-    private(set) var isSorted = true
-
-    mutating func append(_ key: UInt64, _ object: any PersistentModel, liveCount: Int) {
-        if let last = entries.last, last.key > key { isSorted = false }
-        // Stale entries (objects removed from the dictionary) are dropped at the
-        // next rebuild; keep them from piling up when no save comes.
-        if entries.count > 2 * liveCount + 64 {
-            entries = []
-            isSorted = false
-            return
-        }
-        entries.append((key, object))
-    }
-
-    /// The objects in order, or nil when the list is out of step or out of
-    /// key order and must be rebuilt.
-    func objects(liveCount: Int) -> [any PersistentModel]? {
-        guard entries.count == liveCount, isSorted else { return nil }
-        return entries.map(\.object)
-    }
-
-    mutating func rebuild(_ entries: [(UInt64, any PersistentModel)], isSorted: Bool) {
-        self.entries = entries.map { (key: $0.0, object: $0.1) }
-        self.isSorted = isSorted
-    }
-
-    mutating func removeAll() {
-        entries.removeAll()
-        isSorted = true
-    }
-}
