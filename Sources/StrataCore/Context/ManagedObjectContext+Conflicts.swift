@@ -40,14 +40,15 @@ extension ManagedObjectContext {
             pending = PendingSave(context: self)
             if !hasChanges { return pending }
         }
-        throw StrataError(
-            .mergeConflict,
-            "Conflicts kept recurring after \(Self.maximumConflictRounds) attempts to save; nothing was saved")
+        throw Self.recurringConflicts
     }
+
+    static let recurringConflicts = StrataError(
+        .mergeConflict, "Conflicts kept recurring after \(maximumConflictRounds) attempts to save; nothing was saved")
 
     /// Settles every clash by the merge policy, or throws when any resolves as `.error`
     /// (then nothing in the context changes).
-    private func settle(_ clashes: [SaveClash], store: any PersistentStore) throws {
+    func settle(_ clashes: [SaveClash], store: any PersistentStore) throws {
         let resolutions = mergePolicy.resolutions(for: clashes.map(\.conflict))
         let failed = zip(clashes, resolutions).filter { $0.1 == .error }.map(\.0)
         if !failed.isEmpty { throw conflictError(failed) }
@@ -137,7 +138,7 @@ extension ManagedObjectContext {
     }
 
     /// The store's conflicts, matched to this context's objects.
-    private func storeClashes(_ conflicts: StoreConflicts, store: any PersistentStore) -> [SaveClash] {
+    func storeClashes(_ conflicts: StoreConflicts, store: any PersistentStore) -> [SaveClash] {
         var clashes: [SaveClash] = []
         for row in conflicts.rows {
             guard let object = registry[row.entityIndex][row.primaryKey] else { continue }

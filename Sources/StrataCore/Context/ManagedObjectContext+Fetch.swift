@@ -169,7 +169,7 @@ extension ManagedObjectContext {
     }
 
     /// Loads the named relationships of the fetched objects now, rather than on first use.
-    private func prefetch<T: PersistentModel>(
+    func prefetch<T: PersistentModel>(
         _ keyPaths: [PartialKeyPath<T>], of objects: [T], entity: EntityDescription
     ) throws {
         let ordinals = try prefetchOrdinals(keyPaths, entity: entity)
