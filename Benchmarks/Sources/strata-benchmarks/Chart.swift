@@ -6,11 +6,12 @@ struct RatioChart {
     let report: Report
 
     static let colors = [
-        "grdb-record": "#4e79a7", "grdb-codable": "#76b7b2", "fluent": "#e15759", "strata": "#f28e2b",
+        "grdb-row": "#59a14f", "grdb-record": "#4e79a7", "grdb-codable": "#76b7b2", "fluent": "#e15759",
+        "strata": "#f28e2b", "strata-memory": "#edc948",
     ]
 
     var svg: String {
-        let libraries = ["grdb-record", "grdb-codable", "fluent", "strata"]
+        let libraries = ["grdb-row", "grdb-record", "grdb-codable", "fluent", "strata", "strata-memory"]
         let cases = report.measurements.reduce(into: [String]()) { names, m in
             if !names.contains(m.caseName), report.ratio(m) != nil { names.append(m.caseName) }
         }

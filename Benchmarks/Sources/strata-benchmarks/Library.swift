@@ -5,7 +5,7 @@
 /// change), then times one operation. Methods are `async` so that Fluent fits;
 /// the synchronous libraries never suspend.
 protocol BenchLibrary: AnyObject {
-    /// The name in the report: raw, grdb-record, grdb-codable, fluent, strata.
+    /// The name in the report: raw, grdb-row, grdb-record, grdb-codable, fluent, strata, strata-memory.
     static var name: String { get }
     /// Writes a new database file at `path` with the schema and `rows`.
     static func create(at path: String, rows: [ItemRow]) async throws
@@ -41,7 +41,10 @@ protocol BenchLibrary: AnyObject {
 /// The libraries in report order.
 enum Libraries {
     static var all: [any BenchLibrary.Type] {
-        [RawLibrary.self, GRDBRecordLibrary.self, GRDBCodableLibrary.self, FluentLibrary.self, StrataLibrary.self]
+        [
+            RawLibrary.self, GRDBRowLibrary.self, GRDBRecordLibrary.self, GRDBCodableLibrary.self, FluentLibrary.self,
+            StrataLibrary.self, StrataMemoryLibrary.self,
+        ]
     }
 
     static func named(_ name: String) -> (any BenchLibrary.Type)? {

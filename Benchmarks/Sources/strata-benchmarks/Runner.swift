@@ -173,7 +173,7 @@ final class Runner {
             ) { lib in
                 [try await lib.saveElsewhereUntilVisible().milliseconds]
             }
-            let note = library == StrataLibrary.self
+            let note = library is StrataLibrary.Type
                 ? "background save until the view context's objects show it"
                 : "write on one connection, then re-read the rows (equivalent)"
             record(.backgroundSave, library: library, runs: runs, note: note)

@@ -28,7 +28,7 @@ struct StrataBenchmarks: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: "Run only these cases (repeatable): \(BenchCase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var cases: [String] = []
 
-    @Option(name: .customLong("library"), help: "Run only these libraries (repeatable): raw, grdb-record, grdb-codable, fluent, strata.")
+    @Option(name: .customLong("library"), help: "Run only these libraries (repeatable): raw, grdb-row, grdb-record, grdb-codable, fluent, strata, strata-memory.")
     var libraries: [String] = []
 
     @Option(help: "Rows of the memory cases (default 1,000,000).")

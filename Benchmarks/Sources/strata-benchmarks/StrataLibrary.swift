@@ -2,19 +2,20 @@ import Foundation
 import StrataCore
 
 /// Strata through its public API, as an app would use it: a container, contexts,
-/// `FetchRequest` with `#Predicate`, `save()`, `perform` units of work.
-final class StrataLibrary: BenchLibrary {
-    static let name = "strata"
+/// `FetchRequest` with `#Predicate`, `save()`, `perform` units of work, on a
+/// SQLite file store.
+class StrataLibrary: BenchLibrary {
+    class var name: String { "strata" }
     static let schema = Schema(StrataItem.self, StrataKeyedItem.self)
-    private let container: PersistentContainer
+    let container: PersistentContainer
     private var heldContext: ManagedObjectContext?
     private var held: [StrataItem] = []
 
-    private init(container: PersistentContainer) {
+    required init(container: PersistentContainer) {
         self.container = container
     }
 
-    static func load(at path: String) async throws -> PersistentContainer {
+    class func load(at path: String) async throws -> PersistentContainer {
         let container = try PersistentContainer(name: "Bench", schema: schema)
         container.storeDescriptions = [StoreDescription(url: URL(fileURLWithPath: path))]
         try await container.loadPersistentStores()
@@ -22,8 +23,13 @@ final class StrataLibrary: BenchLibrary {
     }
 
     /// Writes `rows` through Strata itself, in units of 10,000 objects.
-    static func create(at path: String, rows: [ItemRow]) async throws {
+    class func create(at path: String, rows: [ItemRow]) async throws {
         let container = try await load(at: path)
+        try insert(rows, into: container)
+        try container.persistentStoreCoordinator.close()
+    }
+
+    static func insert(_ rows: [ItemRow], into container: PersistentContainer) throws {
         var start = 0
         while start < rows.count {
             let end = min(start + 10_000, rows.count)
@@ -32,11 +38,10 @@ final class StrataLibrary: BenchLibrary {
             }
             start = end
         }
-        try container.persistentStoreCoordinator.close()
     }
 
-    static func open(at path: String) async throws -> StrataLibrary {
-        StrataLibrary(container: try await load(at: path))
+    class func open(at path: String) async throws -> Self {
+        Self(container: try await load(at: path))
     }
 
     func close() async throws {

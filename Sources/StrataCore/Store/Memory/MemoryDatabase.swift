@@ -27,8 +27,9 @@ final class MemoryDatabase: @unchecked Sendable {
             if row != nil, !existed {
                 if isOrdered, let last = orderedKeys.last, last > key { isOrdered = false }
                 if isOrdered { orderedKeys.append(key) }
-            } else if row == nil, existed {
-                isOrdered = false
+            } else if row == nil, existed, isOrdered {
+                let index = Self.position(of: key, in: orderedKeys)
+                if index < orderedKeys.count, orderedKeys[index] == key { orderedKeys.remove(at: index) }
             }
         }
 
@@ -39,6 +40,22 @@ final class MemoryDatabase: @unchecked Sendable {
                 isOrdered = true
             }
             return orderedKeys
+        }
+
+        /// The keys in a range, ascending.
+        mutating func keys(in range: ClosedRange<Int64>) -> ArraySlice<Int64> {
+            let keys = keys()
+            return keys[Self.position(of: range.lowerBound, in: keys)..<Self.position(of: range.upperBound &+ 1, in: keys)]
+        }
+
+        /// The index of the first key not below `key`.
+        private static func position(of key: Int64, in keys: [Int64]) -> Int {
+            var low = 0, high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 
@@ -51,6 +68,13 @@ final class MemoryDatabase: @unchecked Sendable {
         struct Positions {
             var source: Int64
             var target: Int64
+
+            /// The member's side placed after the highest position it had (first when none).
+            func placingMember(after highest: Int64?, asTarget: Bool) -> Positions {
+                var positions = self
+                if asTarget { positions.target = (highest ?? -1) + 1 } else { positions.source = (highest ?? -1) + 1 }
+                return positions
+            }
         }
         var pairs: [Pair: Positions] = [:]
         var bySource: [Int64: Set<Int64>] = [:]
@@ -87,10 +111,20 @@ final class MemoryDatabase: @unchecked Sendable {
     private(set) var tables: [Table]
     /// For each to-one key column, the rows holding each key: who points at a row.
     private var referrers: [KeyColumn: [Int64: Set<Int64>]] = [:]
-    /// By entity, then uniqueness constraint (as in `uniqueKeyOrdinals`): the
+    /// By entity, then uniqueness constraint (as in `uniqueKeys`): the
     /// row holding each value of the key. Keys with a NULL are not held.
     private var uniqueHolders: [[[[StoredValue]: Int64]]]
+    /// By entity: its uniqueness constraints as ordinals, and its required attributes' ordinals.
+    let uniqueKeys: [[[Int]]]
+    private let requiredOrdinals: [[Int]]
+    /// For each ordered to-one key column, the highest position any member of
+    /// each owner took; a new member goes after it. (It never goes down, so
+    /// positions may leave gaps; only their order matters.)
+    private var positionMarks: [KeyColumn: [Int64: Int64]] = [:]
     private(set) var joins: [JoinKey: Join] = [:]
+    /// For each join, the highest position each row took as a source, and as a target.
+    private var sourceMarks: [JoinKey: [Int64: Int64]] = [:]
+    private var targetMarks: [JoinKey: [Int64: Int64]] = [:]
     /// The highest primary key each entity handed out.
     private(set) var sequences: [Int64]
     private(set) var metadata: [String: StoredValue] = [:]
@@ -106,10 +140,16 @@ final class MemoryDatabase: @unchecked Sendable {
     init(schema: Schema) {
         self.schema = schema
         tables = schema.entities.map { _ in Table() }
-        uniqueHolders = schema.entities.map { entity in entity.uniqueKeyOrdinals.map { _ in [:] } }
+        uniqueKeys = schema.entities.map(\.uniqueKeyOrdinals)
+        requiredOrdinals = schema.entities.map { entity in
+            entity.columnOrdinals.filter { entity.attribute(at: $0).map { !$0.isOptional } ?? false }
+        }
+        uniqueHolders = uniqueKeys.map { keys in keys.map { _ in [:] } }
         sequences = schema.entities.map { _ in 0 }
         var byParent = schema.entities.map { _ in [ForeignKeyEdge]() }
-        for edge in ForeignKeyEdge.all(in: schema) { byParent[edge.parentIndex].append(edge) }
+        // Newest first, the order in which SQLite runs the actions of the
+        // foreign keys that point at a table.
+        for edge in ForeignKeyEdge.all(in: schema).reversed() { byParent[edge.parentIndex].append(edge) }
         edgesByParent = byParent
         var byEntity = schema.entities.map { _ in [(key: JoinKey, isSource: Bool)]() }
         for entity in schema.entities {
@@ -176,7 +216,7 @@ final class MemoryDatabase: @unchecked Sendable {
     private func place(_ row: Row?, entityIndex: Int, key: Int64) {
         let old = tables[entityIndex].rows[key]
         tables[entityIndex].set(row, at: key)
-        for (constraint, ordinals) in schema.entities[entityIndex].uniqueKeyOrdinals.enumerated() {
+        for (constraint, ordinals) in uniqueKeys[entityIndex].enumerated() {
             let before = old.map { row in ordinals.map { row.values[$0] } }
             let after = row.map { row in ordinals.map { row.values[$0] } }
             guard before != after else { continue }
@@ -199,11 +239,23 @@ final class MemoryDatabase: @unchecked Sendable {
                 referrers[column, default: [:]][target, default: []].insert(key)
             }
         }
+        if let row, !row.positions.isEmpty {
+            for (ordinal, position) in row.positions {
+                guard case .integer(let owner) = row.values[ordinal] else { continue }
+                let column = KeyColumn(entityIndex: entityIndex, ordinal: ordinal)
+                positionMarks[column, default: [:]][owner] = max(positionMarks[column]?[owner] ?? position, position)
+            }
+        }
     }
 
     /// Every key of an entity, ascending.
     func keys(_ entityIndex: Int) -> [Int64] {
         tables[entityIndex].keys()
+    }
+
+    /// The keys of an entity in a range, ascending.
+    func keys(_ entityIndex: Int, in range: ClosedRange<Int64>) -> ArraySlice<Int64> {
+        tables[entityIndex].keys(in: range)
     }
 
     /// Takes `count` keys from an entity's sequence; returns the first.
@@ -216,6 +268,8 @@ final class MemoryDatabase: @unchecked Sendable {
     /// Writes a row (new or changed): required values and unique keys are
     /// checked now, keys to other rows when the write ends.
     func put(_ row: Row, entityIndex: Int, key: Int64) throws(StrataError) {
+        var row = row
+        Self.storeAsSQLiteDoes(&row.values)
         try checkRequired(row.values, entityIndex: entityIndex)
         try checkUnique(row.values, entityIndex: entityIndex, key: key)
         undoLog.append(.row(entity: entityIndex, key: key, tables[entityIndex].rows[key]))
@@ -237,34 +291,47 @@ final class MemoryDatabase: @unchecked Sendable {
         modify(entityIndex, key) { $0.positions[ordinal] = position }
     }
 
+    /// Puts a row after the other members of the owner its key column names.
+    func appendPosition(entityIndex: Int, key: Int64, ordinal: Int) {
+        guard case .integer(let owner)? = tables[entityIndex].rows[key]?.values[ordinal] else { return }
+        let mark = positionMarks[KeyColumn(entityIndex: entityIndex, ordinal: ordinal)]?[owner]
+        setPosition((mark ?? -1) + 1, entityIndex: entityIndex, key: key, ordinal: ordinal)
+    }
+
     /// Deletes a row and applies what its referrers' delete rules say:
     /// cascade deletes them, nullify clears their key, deny refuses (at once,
     /// as SQLite's `RESTRICT` does). Join pairs holding it go.
     func delete(_ entityIndex: Int, _ key: Int64) throws(StrataError) {
-        guard let row = tables[entityIndex].rows[key] else { return }
-        undoLog.append(.row(entity: entityIndex, key: key, row))
-        place(nil, entityIndex: entityIndex, key: key)
-        for (join, isSource) in joinsByEntity[entityIndex] {
-            let partners = isSource ? joins[join]?.bySource[key] : joins[join]?.byTarget[key]
-            for partner in partners ?? [] {
-                setPair(join, isSource ? Join.Pair(source: key, target: partner) : Join.Pair(source: partner, target: key), nil)
-            }
-        }
-        for edge in edgesByParent[entityIndex] {
-            let referrers = rows(pointingAt: key, from: KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal))
-            guard !referrers.isEmpty else { continue }
-            switch edge.rule {
-            case .cascade:
-                for referrer in referrers.sorted() { try delete(edge.childIndex, referrer) }
-            case .nullify:
-                for referrer in referrers {
-                    modify(edge.childIndex, referrer) { $0.values[edge.ordinal] = .null }
+        // A worklist rather than recursion: cascades may run deep.
+        var pending = [(entityIndex, key)]
+        while let (entityIndex, key) = pending.popLast() {
+            guard let row = tables[entityIndex].rows[key] else { continue }
+            undoLog.append(.row(entity: entityIndex, key: key, row))
+            place(nil, entityIndex: entityIndex, key: key)
+            for (join, isSource) in joinsByEntity[entityIndex] {
+                let partners = isSource ? joins[join]?.bySource[key] : joins[join]?.byTarget[key]
+                for partner in partners ?? [] {
+                    removePair(join, isSource ? Join.Pair(source: key, target: partner) : Join.Pair(source: partner, target: key))
                 }
-            case .deny:
-                throw Self.referenceError()
-            case .noAction:
-                continue
             }
+            var cascaded: [(Int, Int64)] = []
+            for edge in edgesByParent[entityIndex] {
+                let referrers = rows(pointingAt: key, from: KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal))
+                guard !referrers.isEmpty else { continue }
+                switch edge.rule {
+                case .cascade:
+                    cascaded += referrers.sorted().map { (edge.childIndex, $0) }
+                case .nullify:
+                    for referrer in referrers {
+                        modify(edge.childIndex, referrer) { $0.values[edge.ordinal] = .null }
+                    }
+                case .deny:
+                    throw Self.referenceError()
+                case .noAction:
+                    continue
+                }
+            }
+            pending += cascaded.reversed()
         }
     }
 
@@ -272,10 +339,31 @@ final class MemoryDatabase: @unchecked Sendable {
 
     func pairs(_ join: JoinKey) -> Join? { joins[join] }
 
-    func setPair(_ join: JoinKey, _ pair: Join.Pair, _ positions: Join.Positions?) {
-        let old = joins[join]?.pairs[pair]
-        undoLog.append(.pair(join, pair, old))
+    /// Adds or moves a pair. A pair must name existing rows, as SQLite's
+    /// immediate join-table keys require.
+    func setPair(_ join: JoinKey, _ pair: Join.Pair, _ positions: Join.Positions) throws(StrataError) {
+        if let shape = schema.toManyShape(entityIndex: join.entityIndex, ordinal: join.ordinal) {
+            guard tables[join.entityIndex].rows[pair.source] != nil,
+                  tables[shape.destinationIndex].rows[pair.target] != nil else { throw Self.referenceError() }
+        }
+        place(positions, for: pair, in: join)
+        sourceMarks[join, default: [:]][pair.source] = max(sourceMarks[join]?[pair.source] ?? positions.source, positions.source)
+        targetMarks[join, default: [:]][pair.target] = max(targetMarks[join]?[pair.target] ?? positions.target, positions.target)
+    }
+
+    /// Removes a pair.
+    func removePair(_ join: JoinKey, _ pair: Join.Pair) {
+        place(nil, for: pair, in: join)
+    }
+
+    private func place(_ positions: Join.Positions?, for pair: Join.Pair, in join: JoinKey) {
+        undoLog.append(.pair(join, pair, joins[join]?.pairs[pair]))
         joins[join, default: Join()].set(positions, for: pair)
+    }
+
+    /// The highest position a row took on one side of a join's pairs (nil: none yet).
+    func highestPosition(in join: JoinKey, of key: Int64, asTarget: Bool) -> Int64? {
+        asTarget ? targetMarks[join]?[key] : sourceMarks[join]?[key]
     }
 
     // MARK: Metadata
@@ -287,19 +375,26 @@ final class MemoryDatabase: @unchecked Sendable {
 
     // MARK: Checks
 
+    /// What SQLite makes of reals it stores: NaN is NULL, and -0 reads back as 0.
+    static func storeAsSQLiteDoes(_ values: inout ContiguousArray<StoredValue>) {
+        for index in values.indices {
+            guard case .real(let number) = values[index], number.isNaN || number == 0 else { continue }
+            values[index] = number.isNaN ? .null : .real(0)
+        }
+    }
+
     /// Required attributes must hold a value (SQLite's `NOT NULL`).
     private func checkRequired(_ values: ContiguousArray<StoredValue>, entityIndex: Int) throws(StrataError) {
-        let entity = schema.entities[entityIndex]
-        for attribute in entity.attributes where !attribute.isOptional {
-            guard let ordinal = entity.ordinalByName[attribute.name], values[ordinal].isNull else { continue }
-            throw StrataError(.validation, "A required value is missing: \(entity.name).\(attribute.name)")
+        for ordinal in requiredOrdinals[entityIndex] where values[ordinal].isNull {
+            let entity = schema.entities[entityIndex]
+            throw StrataError(.validation, "A required value is missing: \(entity.name).\(entity.properties[ordinal].name)")
         }
     }
 
     /// No other row may hold the row's unique keys (SQLite's unique indexes).
     private func checkUnique(_ values: ContiguousArray<StoredValue>, entityIndex: Int, key: Int64) throws(StrataError) {
         let entity = schema.entities[entityIndex]
-        for (constraint, ordinals) in entity.uniqueKeyOrdinals.enumerated() {
+        for (constraint, ordinals) in uniqueKeys[entityIndex].enumerated() {
             let keyValues = ordinals.map { values[$0] }
             guard !keyValues.contains(where: \.isNull), let holder = uniqueHolders[entityIndex][constraint][keyValues],
                   holder != key else { continue }

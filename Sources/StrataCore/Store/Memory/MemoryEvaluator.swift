@@ -216,17 +216,30 @@ struct MemoryEvaluator {
             }
         default:
             guard let a = number(lhs), let b = number(rhs) else { return .null }
+            let result: Double
             switch op {
-            case .add: return .real(a + b)
-            case .subtract: return .real(a - b)
-            case .multiply: return .real(a * b)
-            case .divide: return b == 0 ? .null : .real(a / b)
+            case .add: result = a + b
+            case .subtract: result = a - b
+            case .multiply: result = a * b
+            case .divide:
+                guard b != 0 else { return .null }
+                result = a / b
             case .remainder:
-                let divisor = Int64(exactly: b.rounded(.towardZero)) ?? 0
-                guard divisor != 0, let dividend = Int64(exactly: a.rounded(.towardZero)) else { return .null }
-                return .real(Double(dividend % divisor))
+                // Both sides as integers, as SQLite takes them (clamped to Int64).
+                let divisor = clampedInteger(b)
+                guard divisor != 0 else { return .null }
+                result = divisor == -1 ? 0 : Double(clampedInteger(a) % divisor)
             }
+            // SQLite has no NaN: a result that is not a number is NULL.
+            return result.isNaN ? .null : .real(result)
         }
+    }
+
+    private static func clampedInteger(_ value: Double) -> Int64 {
+        if value.isNaN { return 0 }
+        if value >= 9.223372036854775807e18 { return .max }
+        if value <= -9.223372036854775808e18 { return .min }
+        return Int64(value.rounded(.towardZero))
     }
 
     private static func number(_ value: StoredValue) -> Double? {

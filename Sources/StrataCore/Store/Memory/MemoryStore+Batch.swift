@@ -222,9 +222,7 @@ extension MemoryStore {
                 owners.insert(toManyChange(entityIndex: ownerIndex, ordinal: inverse, primaryKey: owner))
             }
             guard case .integer(let owner) = now else { continue }
-            let positions = database.rows(pointingAt: owner, from: .init(entityIndex: entityIndex, ordinal: ordinal))
-                .filter { $0 != key }.compactMap { database.row(entityIndex, $0)?.positions[ordinal] }
-            database.setPosition((positions.max() ?? -1) + 1, entityIndex: entityIndex, key: key, ordinal: ordinal)
+            database.appendPosition(entityIndex: entityIndex, key: key, ordinal: ordinal)
             owners.insert(toManyChange(entityIndex: ownerIndex, ordinal: inverse, primaryKey: owner))
         }
     }

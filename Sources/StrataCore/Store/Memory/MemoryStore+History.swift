@@ -66,6 +66,7 @@ extension MemoryStore {
             case .date(let date):
                 since = date
             }
+            if let limit = request.fetchLimit, limit <= 0 { return [] }
             var selected: [HistoryTransaction] = []
             for var transaction in history.transactions where transaction.token.transactionNumber > after {
                 if let since, transaction.timestamp <= since { continue }
@@ -76,9 +77,8 @@ extension MemoryStore {
                     if transaction.changes.isEmpty { continue }
                 }
                 selected.append(transaction)
-                if let limit = request.fetchLimit, selected.count >= max(limit, 0) { break }
+                if let limit = request.fetchLimit, selected.count >= limit { break }
             }
-            if request.fetchLimit == 0 { return [] }
             return selected
         }
     }

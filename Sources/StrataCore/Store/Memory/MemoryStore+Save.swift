@@ -2,35 +2,66 @@
 /// conflicts found before anything is written, the same order of writes
 /// (deletions that free a unique key, inserts, updates, to-many order, other
 /// deletions), the same change set and history.
+/// Saves into an in-memory store, with the SQLite store's semantics: the same
+/// conflicts found before anything is written, the same two attempts (writes
+/// check versions themselves; when one misses, everything is taken back and
+/// the save runs again reporting every conflict), the same order of writes
+/// (deletions that free a unique key, inserts, updates, to-many order, other
+/// deletions, each group by entity and key), the same change set and history.
 extension MemoryStore {
     package func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
-        let result = try write { database, history throws(StrataError) in
-            var conflicts = StoreConflicts()
-            conflicts.rows = versionConflicts(of: request, in: database)
-            conflicts.uniqueness = uniquenessViolations(of: request, in: database)
-            if !conflicts.isEmpty {
-                return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: conflicts)
-            }
-            let previous = previousValues(
-                deleting: request.deletes.map { ($0.entityIndex, $0.primaryKey) },
-                updating: request.updates.map { ($0.entityIndex, $0.primaryKey) }, in: database)
-            var changes = ChangeSet(storeIdentifier: identifier)
-            changes.author = request.author
-            changes.contextName = request.contextName
-            changes.originToken = origin
-            var result = SaveResult(changes: changes)
-            let first = keyFreeingDeletes(of: request, in: database)
-            try deleteRows(request.deletes.filter { first.contains(RowKey($0.entityIndex, $0.primaryKey)) }, into: &result, in: database)
-            try insertRows(request, into: &result, in: database)
-            try updateRows(request, into: &result, in: database)
-            writeRelationships(request, into: &result, in: database)
-            try deleteRows(request.deletes.filter { !first.contains(RowKey($0.entityIndex, $0.primaryKey)) }, into: &result, in: database)
-            for (key, value) in request.metadata { database.setMetadata(value, forKey: key) }
-            result.changes.historyToken = recordHistory(of: result.changes, previous: previous, in: &history)
-            return result
+        // First without reading versions (the writes check them); when one
+        // misses, everything is taken back and the save runs again reporting
+        // every conflict. The second attempt checks first, so it cannot miss.
+        var outcome = try writeOrTakeBack { database, history throws(StrataError) in
+            try attempt(request, origin: origin, checkFirst: false, in: database, history: &history)
         }
+        if outcome == nil {
+            outcome = try writeOrTakeBack { database, history throws(StrataError) in
+                try attempt(request, origin: origin, checkFirst: true, in: database, history: &history)
+            }
+        }
+        let result = outcome ?? SaveResult(changes: ChangeSet(storeIdentifier: identifier))
         if result.conflicts.isEmpty { didCommit(result.changes) }
         return result
+    }
+
+    private func attempt(
+        _ request: SaveRequest, origin: ObjectIdentifier?, checkFirst: Bool, in database: MemoryDatabase,
+        history: inout MemoryHistory
+    ) throws(StrataError) -> SaveResult? {
+        var conflicts = StoreConflicts()
+        let unique = uniquenessCheck(of: request, in: database)
+        conflicts.uniqueness = unique.violations
+        if checkFirst || !conflicts.uniqueness.isEmpty {
+            conflicts.rows = versionConflicts(of: request, in: database)
+        }
+        if !conflicts.isEmpty {
+            return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: conflicts)
+        }
+        let previous = previousValues(
+            deleting: request.deletes.map { ($0.entityIndex, $0.primaryKey) },
+            updating: request.updates.map { ($0.entityIndex, $0.primaryKey) }, in: database)
+        var changes = ChangeSet(storeIdentifier: identifier)
+        changes.author = request.author
+        changes.contextName = request.contextName
+        changes.originToken = origin
+        var result = SaveResult(changes: changes)
+        let first = Self.ordered(request.deletes.filter { unique.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
+        let rest = Self.ordered(request.deletes.filter { !unique.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
+        guard try deleteRows(first, checked: checkFirst, into: &result, in: database) else { return nil }
+        try insertRows(request, into: &result, in: database)
+        guard try updateRows(request, checked: checkFirst, into: &result, in: database) else { return nil }
+        try writeRelationships(request, into: &result, in: database)
+        guard try deleteRows(rest, checked: checkFirst, into: &result, in: database) else { return nil }
+        for (key, value) in request.metadata { database.setMetadata(value, forKey: key) }
+        result.changes.historyToken = recordHistory(of: result.changes, previous: previous, in: &history)
+        return result
+    }
+
+    /// Deletions by entity, then primary key, as the SQLite store runs them.
+    private static func ordered(_ deletes: [RowDelete]) -> [RowDelete] {
+        deletes.sorted { ($0.entityIndex, $0.primaryKey) < ($1.entityIndex, $1.primaryKey) }
     }
 
     struct RowKey: Hashable {
@@ -58,16 +89,20 @@ extension MemoryStore {
         }
     }
 
-    /// The unique keys the save writes that another stored row holds (one that
-    /// the save neither deletes nor moves off that key).
-    private func uniquenessViolations(of request: SaveRequest, in database: MemoryDatabase) -> [UniquenessViolation] {
+    /// The unique keys the save writes that another stored row holds (one the
+    /// save neither deletes nor moves off that key), and the deleted rows whose
+    /// key a row of the save takes over: those are deleted first.
+    private func uniquenessCheck(
+        of request: SaveRequest, in database: MemoryDatabase
+    ) -> (violations: [UniquenessViolation], deletesFirst: Set<RowKey>) {
         let deleted = Set(request.deletes.map { RowKey($0.entityIndex, $0.primaryKey) })
         var rewritten: [RowKey: Set<Int>] = [:]
         for update in request.updates { rewritten[RowKey(update.entityIndex, update.primaryKey)] = Set(update.columns) }
         var violations: [UniquenessViolation] = []
+        var deletesFirst = Set<RowKey>()
         func check(_ entityIndex: Int, values: (Int) -> StoredValue?, changed: Set<Int>?, temporaryKey: UInt64?, primaryKey: Int64?) {
             let entity = schema.entities[entityIndex]
-            for (constraint, key) in entity.uniqueKeyOrdinals.enumerated() {
+            for (constraint, key) in database.uniqueKeys[entityIndex].enumerated() {
                 let columns = key.map { entity.columnIndexByOrdinal[$0] }
                 if let changed, changed.isDisjoint(with: columns) { continue }
                 let keyValues = columns.compactMap(values)
@@ -75,7 +110,10 @@ extension MemoryStore {
                       let holder = database.holder(of: keyValues, constraint: constraint, entityIndex: entityIndex),
                       holder != primaryKey else { continue }
                 let holderKey = RowKey(entityIndex, holder)
-                if deleted.contains(holderKey) { continue }
+                if deleted.contains(holderKey) {
+                    deletesFirst.insert(holderKey)
+                    continue
+                }
                 if let moved = rewritten[holderKey], !moved.isDisjoint(with: columns) { continue }
                 guard let row = database.row(entityIndex, holder) else { continue }
                 violations.append(UniquenessViolation(
@@ -83,14 +121,15 @@ extension MemoryStore {
                     existing: StoredRow(primaryKey: holder, version: row.version, values: row.values)))
             }
         }
-        for insert in request.inserts where !schema.entities[insert.entityIndex].uniqueKeyOrdinals.isEmpty {
+        for insert in request.inserts where !database.uniqueKeys[insert.entityIndex].isEmpty {
             let pending = Set(insert.pendingReferences.map(\.column))
             check(insert.entityIndex, values: { pending.contains($0) ? nil : insert.values[$0] },
                   changed: nil, temporaryKey: insert.temporaryKey, primaryKey: nil)
         }
-        for update in request.updates where !schema.entities[update.entityIndex].uniqueKeyOrdinals.isEmpty {
+        for update in request.updates where !database.uniqueKeys[update.entityIndex].isEmpty {
             let pending = Set(update.pendingReferences.map(\.column))
             let entity = schema.entities[update.entityIndex]
+            // Columns of a compound key that the update leaves alone keep their stored value.
             let own = database.row(update.entityIndex, update.primaryKey)
             check(update.entityIndex, values: { column in
                 if pending.contains(column) { return nil }
@@ -98,35 +137,7 @@ extension MemoryStore {
                 return own?.values[entity.columnOrdinals[column]]
             }, changed: Set(update.columns), temporaryKey: nil, primaryKey: update.primaryKey)
         }
-        return violations
-    }
-
-    /// Deleted rows whose unique key a row of the same save takes over: they go first.
-    private func keyFreeingDeletes(of request: SaveRequest, in database: MemoryDatabase) -> Set<RowKey> {
-        guard !request.deletes.isEmpty else { return [] }
-        var taken = Set<[StoredValue]>()
-        func note(_ entityIndex: Int, _ values: (Int) -> StoredValue?) {
-            let entity = schema.entities[entityIndex]
-            for (constraint, key) in entity.uniqueKeyOrdinals.enumerated() {
-                let keyValues = key.compactMap { values(entity.columnIndexByOrdinal[$0]) }
-                guard keyValues.count == key.count, !keyValues.contains(where: \.isNull) else { continue }
-                taken.insert([.integer(Int64(entityIndex)), .integer(Int64(constraint))] + keyValues)
-            }
-        }
-        for insert in request.inserts { note(insert.entityIndex) { insert.values[$0] } }
-        for update in request.updates {
-            note(update.entityIndex) { column in update.columns.firstIndex(of: column).map { update.values[$0] } }
-        }
-        var first = Set<RowKey>()
-        for delete in request.deletes {
-            guard let row = database.row(delete.entityIndex, delete.primaryKey) else { continue }
-            let entity = schema.entities[delete.entityIndex]
-            for (constraint, key) in entity.uniqueKeyOrdinals.enumerated()
-            where taken.contains([.integer(Int64(delete.entityIndex)), .integer(Int64(constraint))] + key.map { row.values[$0] }) {
-                first.insert(RowKey(delete.entityIndex, delete.primaryKey))
-            }
-        }
-        return first
+        return (violations, deletesFirst)
     }
 
     // MARK: Writing
@@ -168,7 +179,10 @@ extension MemoryStore {
         }
     }
 
-    private func updateRows(_ request: SaveRequest, into result: inout SaveResult, in database: MemoryDatabase) throws(StrataError) {
+    /// Writes the updates; false when a versioned one missed (before checks were made).
+    private func updateRows(
+        _ request: SaveRequest, checked: Bool, into result: inout SaveResult, in database: MemoryDatabase
+    ) throws(StrataError) -> Bool {
         for update in request.updates {
             let entity = schema.entities[update.entityIndex]
             var values = update.values
@@ -179,6 +193,7 @@ extension MemoryStore {
             }
             guard var row = database.row(update.entityIndex, update.primaryKey),
                   update.expectedVersion.map({ $0 == row.version }) ?? true else {
+                if !checked, update.expectedVersion != nil { return false }
                 let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
                 throw StrataError(
                     .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
@@ -193,9 +208,20 @@ extension MemoryStore {
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
                 entity: entity, ordinals: ordinals, values: values, version: row.version))
         }
+        return true
     }
 
-    private func deleteRows(_ deletes: [RowDelete], into result: inout SaveResult, in database: MemoryDatabase) throws(StrataError) {
+    /// Deletes rows; false when one's version moved or a versioned row is
+    /// gone (before checks were made). Checked deletions skip rows that are gone.
+    private func deleteRows(
+        _ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in database: MemoryDatabase
+    ) throws(StrataError) -> Bool {
+        if !checked {
+            for delete in deletes where delete.expectedVersion != nil
+            && database.row(delete.entityIndex, delete.primaryKey)?.version != delete.expectedVersion {
+                return false
+            }
+        }
         for delete in deletes {
             try database.delete(delete.entityIndex, delete.primaryKey)
             let entity = schema.entities[delete.entityIndex]
@@ -203,16 +229,24 @@ extension MemoryStore {
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: delete.primaryKey),
                 entity: entity, ordinals: [], values: [], version: 0))
         }
+        return true
     }
 
     /// To-many order and join membership, as the app's arrays have them.
-    private func writeRelationships(_ request: SaveRequest, into result: inout SaveResult, in database: MemoryDatabase) {
+    private func writeRelationships(
+        _ request: SaveRequest, into result: inout SaveResult, in database: MemoryDatabase
+    ) throws(StrataError) {
         guard !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty else { return }
         let assigned = result.assignedKeys
-        func key(_ reference: RowReference) -> Int64? {
+        func key(_ reference: RowReference) throws(StrataError) -> Int64 {
             switch reference {
-            case .stored(let key): key
-            case .pending(let temporary): assigned[temporary]
+            case .stored(let key):
+                return key
+            case .pending(let temporary):
+                guard let key = assigned[temporary] else {
+                    throw StrataError(.validation, "A relationship holds an object that is not being saved")
+                }
+                return key
             }
         }
         var changes: [ChangeSet.ToManyChange] = []
@@ -221,9 +255,10 @@ extension MemoryStore {
             changes.append(toManyChange(entityIndex: entityIndex, ordinal: ordinal, primaryKey: primaryKey))
         }
         for write in request.toManyWrites {
-            guard let owner = key(write.owner),
-                  let shape = schema.toManyShape(entityIndex: write.entityIndex, ordinal: write.ordinal) else { continue }
-            let members = write.members.compactMap(key)
+            guard let shape = schema.toManyShape(entityIndex: write.entityIndex, ordinal: write.ordinal) else { continue }
+            let owner = try key(write.owner)
+            var members: [Int64] = []
+            for member in write.members { members.append(try key(member)) }
             record(write.entityIndex, write.ordinal, owner)
             switch shape {
             case .foreignKey(let destination, let inverse):
@@ -233,42 +268,30 @@ extension MemoryStore {
             case .join(let join, let ownerIsSource, let destination):
                 let inverse = schema.entities[write.entityIndex].inverseOrdinalByOrdinal[write.ordinal]
                 let stored = Set(database.members(of: owner, shape: shape))
-                let kept = Set(members)
                 func pair(_ member: Int64) -> MemoryDatabase.Join.Pair {
                     ownerIsSource ? .init(source: owner, target: member) : .init(source: member, target: owner)
                 }
-                for member in stored.subtracting(kept).sorted() {
-                    database.setPair(join, pair(member), nil)
+                for member in stored.subtracting(members).sorted() {
+                    database.removePair(join, pair(member))
                     record(destination, inverse, member)
                 }
                 for (position, member) in members.enumerated() {
-                    let existing = database.pairs(join)?.pairs[pair(member)]
-                    var positions = existing ?? .init(source: 0, target: 0)
-                    if existing == nil {
+                    var positions = database.pairs(join)?.pairs[pair(member)]
                         // A new pair goes last among the member's own owners.
-                        let others = ownerIsSource ? database.pairs(join)?.byTarget[member] : database.pairs(join)?.bySource[member]
-                        let memberPositions = (others ?? []).compactMap { other -> Int64? in
-                            let otherPair = ownerIsSource ? MemoryDatabase.Join.Pair(source: other, target: member)
-                                : MemoryDatabase.Join.Pair(source: member, target: other)
-                            let found = database.pairs(join)?.pairs[otherPair]
-                            return ownerIsSource ? found?.target : found?.source
-                        }
-                        let last = (memberPositions.max() ?? -1) + 1
-                        if ownerIsSource { positions.target = last } else { positions.source = last }
-                    }
+                        ?? .init(source: 0, target: 0).placingMember(
+                            after: database.highestPosition(in: join, of: member, asTarget: ownerIsSource),
+                            asTarget: ownerIsSource)
                     if ownerIsSource { positions.source = Int64(position) } else { positions.target = Int64(position) }
-                    database.setPair(join, pair(member), positions)
+                    try database.setPair(join, pair(member), positions)
                     if !stored.contains(member) { record(destination, inverse, member) }
                 }
             }
         }
         for append in request.toManyAppends {
-            guard let owner = key(append.owner), let member = key(append.member),
-                  case .foreignKey(let destination, let inverse)? = schema.toManyShape(
-                      entityIndex: append.entityIndex, ordinal: append.ordinal) else { continue }
-            let positions = database.members(of: owner, shape: .foreignKey(destinationIndex: destination, inverseOrdinal: inverse))
-                .filter { $0 != member }.compactMap { database.row(destination, $0)?.positions[inverse] }
-            database.setPosition((positions.max() ?? -1) + 1, entityIndex: destination, key: member, ordinal: inverse)
+            guard case .foreignKey(let destination, let inverse)? = schema.toManyShape(
+                entityIndex: append.entityIndex, ordinal: append.ordinal) else { continue }
+            let owner = try key(append.owner)
+            database.appendPosition(entityIndex: destination, key: try key(append.member), ordinal: inverse)
             record(append.entityIndex, append.ordinal, owner)
         }
         result.changes.toManyChanges += changes

@@ -51,17 +51,32 @@ package final class MemoryStore: PersistentStore {
 
     /// Runs one write as a transaction: all of it, or (when it throws) none.
     func write<T>(_ body: (MemoryDatabase, inout MemoryHistory) throws(StrataError) -> T) throws(StrataError) -> T {
+        try writeOrTakeBack { database, history throws(StrataError) in .some(try body(database, &history)) }!
+    }
+
+    /// Runs one write as a transaction that `body` may also take back by
+    /// returning nil (then this returns nil too).
+    func writeOrTakeBack<T>(
+        _ body: (MemoryDatabase, inout MemoryHistory) throws(StrataError) -> T?
+    ) throws(StrataError) -> T? {
         if isReadOnly { throw StrataError(.readOnlyStore, "The store is read-only; nothing was written") }
         return try withDatabase { database, history throws(StrataError) in
-            let savedHistory = history
+            let recorded = history.transactions.count, lastNumber = history.lastNumber
+            func takeBack() {
+                database.rollback()
+                history.transactions.removeSubrange(recorded...)
+                history.lastNumber = lastNumber
+            }
             database.begin()
             do throws(StrataError) {
-                let result = try body(database, &history)
+                guard let result = try body(database, &history) else {
+                    takeBack()
+                    return nil
+                }
                 try database.commit()
                 return result
             } catch {
-                database.rollback()
-                history = savedHistory
+                takeBack()
                 throw error
             }
         }
@@ -93,8 +108,14 @@ package final class MemoryStore: PersistentStore {
     package func fetchRows(
         entityIndex: Int, primaryKeys: [Int64], _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
+        // By chunks of 500 keys, each row once and in key order within its
+        // chunk: what the SQLite store's `pk IN (…)` reads give.
         let rows = try withDatabase { database, _ in
-            primaryKeys.compactMap { key in database.row(entityIndex, key).map { (key, $0) } }
+            stride(from: 0, to: primaryKeys.count, by: 500).flatMap { start in
+                Set(primaryKeys[start..<min(start + 500, primaryKeys.count)]).sorted().compactMap { key in
+                    database.row(entityIndex, key).map { (key, $0) }
+                }
+            }
         }
         try deliver(rows, entityIndex: entityIndex, body)
     }
@@ -103,9 +124,7 @@ package final class MemoryStore: PersistentStore {
         entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         let rows = try withDatabase { database, _ in
-            database.keys(entityIndex).filter(keyRange.contains).compactMap { key in
-                database.row(entityIndex, key).map { (key, $0) }
-            }
+            database.keys(entityIndex, in: keyRange).compactMap { key in database.row(entityIndex, key).map { (key, $0) } }
         }
         try deliver(rows, entityIndex: entityIndex, body)
     }
@@ -161,7 +180,8 @@ package final class MemoryStore: PersistentStore {
         }
         guard plan.isLimited else { return keys }
         let start = min(plan.offset, keys.count)
-        let end = plan.limit.map { min(start + $0, keys.count) } ?? keys.count
+        // A negative limit is no limit, as SQLite's `LIMIT -1`.
+        let end = plan.limit.map { $0 < 0 ? keys.count : start + min($0, keys.count - start) } ?? keys.count
         return Array(keys[start..<end])
     }
 

@@ -48,7 +48,7 @@ extension SQLiteStore {
                 let stored = try memberKeys(of: owner, side: side, in: db)
                 let kept = Set(members)
                 let delete = RawStatement(try db.cachedStatement(sql: side.deleteSQL), in: db)
-                for member in stored where !kept.contains(member) {
+                for member in stored.sorted() where !kept.contains(member) {
                     delete.reset()
                     delete.bind(.integer(owner), at: 1)
                     delete.bind(.integer(member), at: 2)
