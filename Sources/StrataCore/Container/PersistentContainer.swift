@@ -49,9 +49,11 @@ public final class PersistentContainer: Sendable {
         set { directoryOverride.withLock { $0 = newValue } }
     }
 
-    /// A container for a schema; throws `.invalidSchema` when the schema is invalid.
-    /// Its one store defaults to `<defaultDirectoryURL>/<name>.sqlite`.
+    /// A container for a schema; throws `.invalidSchema` when the schema is
+    /// invalid, and `.invalidName` when `name` could not name a file in the
+    /// default directory. Its one store defaults to `<defaultDirectoryURL>/<name>.sqlite`.
     public init(name: String, schema: Schema) throws {
+        try Self.validate(name: name)
         try schema.validate()
         self.name = name
         self.schema = schema
@@ -59,6 +61,28 @@ public final class PersistentContainer: Sendable {
         let url = Self.defaultDirectoryURL.appendingPathComponent("\(name).sqlite")
         self.settings = Locked(Settings(storeDescriptions: [StoreDescription(url: url)]))
         self.viewContextHolder = ViewContextHolder()
+    }
+
+    /// Container names become file names in the default directory: no path
+    /// separators, no `..`, nothing that hides the file or is empty, as Core
+    /// Data's model names are plain names.
+    static func validate(name: String) throws(StrataError) {
+        let problem: String? = if name.isEmpty || name.trimmingCharacters(in: .whitespaces).isEmpty {
+            "it is empty"
+        } else if name.contains("/") || name.contains("\\") {
+            "it contains a path separator"
+        } else if name.hasPrefix(".") {
+            "it starts with a dot"
+        } else if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            "it contains a control character"
+        } else if name.utf8.count > 200 {
+            "it is longer than 200 bytes"
+        } else {
+            nil
+        }
+        if let problem {
+            throw StrataError(.invalidName, "The container name \(String(reflecting: name)) cannot name a store file: \(problem)")
+        }
     }
 
     /// The stores to load. Edit before loading.

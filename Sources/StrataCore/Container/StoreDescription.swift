@@ -47,6 +47,14 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     public var historyRecordsValueChanges: Bool = false
     /// Watches the store for commits by other processes.
     public var remoteChangeNotifications: Bool = false
+    /// Checks every page of an existing store file with SQLite's `quick_check`
+    /// before opening it (a file that fails is refused with `.corruptStore`
+    /// and left untouched). Off by default: it reads the whole file.
+    public var verifiesIntegrity: Bool = false
+    /// The permission bits a new store file is created with (its `-wal` and
+    /// `-shm` files get the same). The default, `0o600`, lets only the owner
+    /// read or write it, whatever the process's umask; existing files keep theirs.
+    public var filePermissions: UInt16 = 0o600
     /// Migrates a store written with an older schema when loading.
     public var migratesAutomatically: Bool = true
     /// Infers lightweight migration steps when no explicit ones are given.
@@ -75,9 +83,12 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The options the store itself acts on.
     package var storeOptions: StoreOptions {
-        StoreOptions(
+        var options = StoreOptions(
             historyTracking: historyTracking, recordsValueChanges: historyRecordsValueChanges,
             remoteChangeNotifications: remoteChangeNotifications)
+        options.verifiesIntegrity = verifiesIntegrity
+        options.filePermissions = filePermissions
+        return options
     }
 
     public var description: String {

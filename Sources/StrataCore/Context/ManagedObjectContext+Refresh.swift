@@ -31,6 +31,8 @@ extension ManagedObjectContext {
         for registered in registry { registered.removeAll() }
         tracker.removeAll()
         pendingMetadata = [:]
+        // The objects saved with temporary IDs are gone from this context too.
+        permanentKeysByTemporaryKey.removeAll()
         resetCount &+= 1
         _ = inbox.drain()
     }

@@ -156,7 +156,37 @@ struct SchemaBuilder {
                 index: index, destinationIndexByOrdinal: destinationIndex[index],
                 inverseOrdinalByOrdinal: inverse[index])
         }
+        checkGeneratedNames(entities)
         return (entities, problems)
+    }
+
+    /// Stores name the indexes and join tables they make after an entity and
+    /// its properties joined by underscores (`Entity_a_b`); two different
+    /// groups may not join to the same name, or the store could not hold both.
+    private mutating func checkGeneratedNames(_ entities: [EntityDescription]) {
+        var seen: [String: String] = [:]
+        for entity in entities {
+            var groups: [(kind: String, names: [String])] = []
+            for property in entity.properties {
+                switch property {
+                case .attribute(let attribute) where attribute.isUnique: groups.append(("unique", [attribute.name]))
+                case .relationship(let relationship) where !relationship.isToMany: groups.append(("key", [relationship.name]))
+                case .relationship(let relationship): groups.append(("join", [relationship.name]))
+                default: break
+                }
+            }
+            groups += entity.uniquenessConstraints.map { ("unique", $0) } + entity.indexes.map { ("index", $0) }
+            for group in groups {
+                let name = ([entity.name] + group.names).joined(separator: "_")
+                let owner = "\(group.kind) \(entity.name)(\(group.names.joined(separator: ", ")))"
+                if let other = seen["\(group.kind) \(name)"], other != owner {
+                    fail(entity.name, group.names.first,
+                         "the \(owner) and the \(other) would share the stored name \(name); rename one of them")
+                } else {
+                    seen["\(group.kind) \(name)"] = owner
+                }
+            }
+        }
     }
 
     private mutating func link(

@@ -43,6 +43,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// A stored value could not be converted to the model's type.
         public static let valueConversion = Code(rawValue: "valueConversion")
+        /// A store's path cannot hold a store (a link to nowhere, say).
+        public static let invalidStoreLocation = Code(rawValue: "invalidStoreLocation")
+        /// A container name cannot name a store file.
+        public static let invalidName = Code(rawValue: "invalidName")
         /// The store is read-only.
         public static let readOnlyStore = Code(rawValue: "readOnlyStore")
         /// SQLite reported an error.

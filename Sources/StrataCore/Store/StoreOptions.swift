@@ -6,6 +6,10 @@ package struct StoreOptions: Sendable, Hashable {
     package var recordsValueChanges = false
     /// Watch the file for commits by other processes and containers.
     package var remoteChangeNotifications = false
+    /// Run SQLite's `quick_check` on an existing file before opening it.
+    package var verifiesIntegrity = false
+    /// The permission bits of a newly created store file.
+    package var filePermissions: UInt16 = 0o600
 
     package init(historyTracking: Bool = false, recordsValueChanges: Bool = false, remoteChangeNotifications: Bool = false) {
         self.historyTracking = historyTracking

@@ -59,21 +59,22 @@ package final class SQLiteStore: PersistentStore {
                 writer = queue
                 identifier = try queue.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
             case .file(let url):
-                let existing = try Self.inspectExistingFile(at: url, schema: schema, readOnly: readOnly)
-                if existing == nil, readOnly {
-                    throw StrataError(.readOnlyStore, "The read-only store \(url.lastPathComponent) does not exist")
-                }
-                if existing == nil {
-                    try FileManager.default.createDirectory(
-                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                }
-                let pool = try DatabasePool(path: url.path, configuration: Self.configuration(readOnly: readOnly))
-                writer = pool
-                if let existing {
+                // Nothing opens the file for writing before it passed every check.
+                let finding = try StoreFileInspection(url: url)
+                    .examine(schema: schema, readOnly: readOnly, verifiesIntegrity: options.verifiesIntegrity)
+                switch finding {
+                case .missing:
+                    if readOnly {
+                        throw StrataError(.readOnlyStore, "The read-only store \(url.lastPathComponent) does not exist")
+                    }
+                    try Self.createFile(at: url, permissions: options.filePermissions)
+                    let pool = try Self.openPool(at: url)
+                    writer = pool
+                    identifier = try Self.createOrAdopt(pool, schema: schema, layout: layout, fileName: url.lastPathComponent)
+                case .store(let existing, _):
+                    writer = readOnly ? try Self.openReadOnly(at: url) : try Self.openPool(at: url)
                     identifier = existing
                     try upgradeFormatIfNeeded()
-                } else {
-                    identifier = try pool.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
                 }
             }
             try prepareHistoryTables()
@@ -96,39 +97,6 @@ package final class SQLiteStore: PersistentStore {
 
     /// Sorts `Decimal` attributes (stored as text) numerically; see ``DecimalCollation``.
     private static let decimalCollation = DatabaseCollation(DecimalCollation.name, function: DecimalCollation.compare)
-
-    /// Reads an existing file's metadata without changing it. Returns the store
-    /// identifier, or nil when there is no store yet (no file, or an empty database).
-    private static func inspectExistingFile(at url: URL, schema: Schema, readOnly: Bool) throws -> String? {
-        let path = url.path
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if size == 0 { return nil }
-        let header = FileHandle(forReadingAtPath: path).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: 16)
-        }
-        guard let header, header == Data("SQLite format 3\0".utf8) else {
-            throw StrataError(
-                .corruptStore, "\(url.lastPathComponent) is not a SQLite database; it was left untouched")
-        }
-        var configuration = configuration(readOnly: true)
-        configuration.label = "strata.inspect"
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? queue.close() }
-        return try queue.read { db -> String? in
-            guard try db.tableExists(StoreLayout.metadataTable) else {
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if tables.isEmpty { return nil }
-                throw StrataError(
-                    .incompatibleStore,
-                    "\(url.lastPathComponent) is a SQLite database that Strata did not create; it was left untouched")
-            }
-            let metadata = try StoreMetadata.read(db)
-            try metadata.check(against: schema, fileName: url.lastPathComponent, readOnly: readOnly)
-            return metadata.storeIdentifier
-        }
-    }
 
     /// Maps GRDB and SQLite failures to Strata's error codes.
     static func translate(_ error: any Error, whileOpening location: Location? = nil) -> StrataError {
@@ -171,11 +139,15 @@ package final class SQLiteStore: PersistentStore {
 
     package func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
 
-    /// Closes the store's connections.
+    /// Closes the store's connections, folding the write-ahead log back into
+    /// the file first so it does not grow with every open and close.
     package func close() throws(StrataError) {
         stopWatchingRemoteChanges()
         do {
-            if let pool = writer as? DatabasePool { try pool.close() }
+            if let pool = writer as? DatabasePool {
+                if !isReadOnly { try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+                try pool.close()
+            }
             if let queue = writer as? DatabaseQueue { try queue.close() }
         } catch {
             throw Self.translate(error)

@@ -18,12 +18,24 @@ package struct StoreMetadata: Sendable {
         let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreLayout.metadataTable)")
         var values: [String: String] = [:]
         for row in rows { values[row["key"]] = row["value"] }
+        return try StoreMetadata(values)
+    }
+
+    /// The metadata from its key-value rows.
+    init(_ values: [String: String]) throws(StrataError) {
         guard let identifier = values["storeIdentifier"], let format = values["formatVersion"].flatMap(Int.init),
               let fingerprint = values["fingerprint"], let json = values["schema"],
               let schema = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
             throw StrataError(.corruptStore, "The store's metadata is incomplete")
         }
-        return StoreMetadata(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema)
+        self.init(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema)
+    }
+
+    init(storeIdentifier: String, formatVersion: Int, fingerprint: String, schema: SchemaSummary) {
+        self.storeIdentifier = storeIdentifier
+        self.formatVersion = formatVersion
+        self.fingerprint = fingerprint
+        self.schema = schema
     }
 
     package func write(_ db: Database) throws {

@@ -1,0 +1,127 @@
+import Foundation
+import GRDBSQLite
+
+/// Looks at a store file before anything opens it for writing, changing
+/// nothing: not a byte of the file, and no `-wal` or `-shm` beside it.
+///
+/// It reads through SQLite's `immutable` mode (no locks, no side files) on a
+/// connection of its own, so a file that fails a check is refused exactly as
+/// it was found.
+///
+/// ```swift
+/// switch try StoreFileInspection(url: url).examine(schema: schema, readOnly: false, verifiesIntegrity: true) {
+/// case .missing: …                 // create a new store
+/// case .store(let identifier): …   // open it
+/// }
+/// ```
+struct StoreFileInspection {
+    enum Finding {
+        /// No store yet: no file, or an empty one.
+        case missing
+        /// A Strata store of this schema, with this identifier.
+        case store(identifier: String, metadata: StoreMetadata)
+    }
+
+    let url: URL
+
+    var fileName: String { url.lastPathComponent }
+
+    func examine(schema: Schema, readOnly: Bool, verifiesIntegrity: Bool) throws(StrataError) -> Finding {
+        let path = url.path
+        try refuseDanglingLink()
+        guard FileManager.default.fileExists(atPath: path) else { return .missing }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if size == 0 { return .missing }
+        let header = FileHandle(forReadingAtPath: path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 100)
+        }
+        guard let header, header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
+            throw StrataError(.corruptStore, "\(fileName) is not a SQLite database; it was left untouched")
+        }
+        // The page size is bytes 16–17 (big-endian; 1 means 65536). A file that
+        // is not a whole number of pages was cut short or padded.
+        let rawPageSize = Int(header[16]) << 8 | Int(header[17])
+        let pageSize = rawPageSize == 1 ? 65_536 : rawPageSize
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0, size % pageSize == 0 else {
+            throw StrataError(
+                .corruptStore, "\(fileName) is damaged: its size is not a whole number of pages; it was left untouched")
+        }
+        return try withImmutableConnection { connection throws(StrataError) in
+            if verifiesIntegrity { try quickCheck(connection) }
+            let tables = try strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'")
+            guard tables.contains(StoreLayout.metadataTable) else {
+                if tables.isEmpty { return .missing }
+                throw StrataError(
+                    .incompatibleStore, "\(fileName) is a SQLite database that Strata did not create; it was left untouched")
+            }
+            var values: [String: String] = [:]
+            let pairs = try strings(connection, "SELECT key, value FROM \(StoreLayout.metadataTable)", columns: 2)
+            for pair in stride(from: 0, to: pairs.count - 1, by: 2) { values[pairs[pair]] = pairs[pair + 1] }
+            let metadata = try StoreMetadata(values)
+            do {
+                try metadata.check(against: schema, fileName: fileName, readOnly: readOnly)
+            } catch let error as StrataError {
+                throw error
+            } catch {
+                throw StrataError(.incompatibleStore, "\(fileName) cannot be opened: \(error)")
+            }
+            return .store(identifier: metadata.storeIdentifier, metadata: metadata)
+        }
+    }
+
+    /// A link at the store's path whose target does not exist would make a
+    /// new store appear somewhere else: refused, never followed silently.
+    private func refuseDanglingLink() throws(StrataError) {
+        let path = url.path
+        guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
+              !FileManager.default.fileExists(atPath: path) else { return }
+        throw StrataError(
+            .invalidStoreLocation,
+            "\(fileName) is a symbolic link to \(destination), which does not exist; Strata does not create a store through it")
+    }
+
+    /// `PRAGMA quick_check`: every page readable and well formed.
+    private func quickCheck(_ connection: OpaquePointer) throws(StrataError) {
+        let results = try strings(connection, "PRAGMA quick_check")
+        guard results == ["ok"] else {
+            throw StrataError(
+                .corruptStore,
+                "\(fileName) failed SQLite's integrity check (\(results.prefix(3).joined(separator: "; "))); it was left untouched")
+        }
+    }
+
+    private func withImmutableConnection<T>(_ body: (OpaquePointer) throws(StrataError) -> T) throws(StrataError) -> T {
+        let uri = URL(fileURLWithPath: url.path).absoluteString + "?immutable=1"
+        var connection: OpaquePointer?
+        let opened = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        defer { sqlite3_close_v2(connection) }
+        guard opened == SQLITE_OK, let connection else {
+            throw StrataError(.corruptStore, "\(fileName) could not be read as a SQLite database; it was left untouched")
+        }
+        return try body(connection)
+    }
+
+    /// The text of every column of every row a query returns, row after row.
+    private func strings(_ connection: OpaquePointer, _ sql: String, columns: Int32 = 1) throws(StrataError) -> [String] {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw damaged(connection)
+        }
+        defer { sqlite3_finalize(statement) }
+        var result: [String] = []
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return result }
+            guard step == SQLITE_ROW else { throw damaged(connection) }
+            for column in 0..<columns {
+                result.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+            }
+        }
+    }
+
+    private func damaged(_ connection: OpaquePointer) -> StrataError {
+        let message = String(cString: sqlite3_errmsg(connection))
+        return StrataError(.corruptStore, "\(fileName) is damaged (\(message)); it was left untouched")
+    }
+}
