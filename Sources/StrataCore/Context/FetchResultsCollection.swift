@@ -110,7 +110,7 @@ final class BatchedFetch {
             // the failure) one by one when used.
             context.report(error)
             batch = ContiguousArray(keys.map {
-                context.registerRow(entity: entity, primaryKey: $0, values: nil, version: 0)
+                context.registerFault(entity: entity, primaryKey: $0)
             })
         }
         guard !prefetchOrdinals.isEmpty else { return }

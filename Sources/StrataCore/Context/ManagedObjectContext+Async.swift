@@ -90,8 +90,8 @@ extension ManagedObjectContext {
         let pending = request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)
         let rows = try await store.awaitable.fetchRowsAsync(pending ? plan.unlimited : plan)
         // Every model object of the entity is made by its model type.
-        let objects = rows.map { row in
-            registerRow(entity: entity, primaryKey: row.primaryKey, values: row.values, version: row.version) as! T
+        let objects = try rows.map { row throws(StrataError) in
+            try registerRow(entity: entity, primaryKey: row.primaryKey, values: row.values, version: row.version) as! T
         }
         let results = pending ? try applyPendingChanges(to: objects, request: request) : objects
         try prefetch(request.relationshipKeyPathsForPrefetching, of: results, entity: entity)

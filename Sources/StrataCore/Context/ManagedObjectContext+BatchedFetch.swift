@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         var objects = ContiguousArray<any PersistentModel>()
         objects.reserveCapacity(keys.count)
         for (slot, key) in zip(slots, keys) {
-            objects.append(slot ?? registerRow(entity: entity, primaryKey: key, values: nil, version: 0))
+            objects.append(slot ?? registerFault(entity: entity, primaryKey: key))
         }
         return objects
     }
@@ -42,14 +42,14 @@ extension ManagedObjectContext {
         let store = try coordinator.loadedStore()
         var loaded = ContiguousArray<any PersistentModel>()
         registered.reserveCapacity(keys.count)
-        func take(_ row: any StoreRow, at offset: Int) {
+        func take(_ row: any StoreRow, at offset: Int) throws {
             let pk = row.primaryKey
             let object: any PersistentModel
             if let existing = registered[pk] {
-                load(row, into: existing.persistentBacking)
+                try load(row, into: existing.persistentBacking)
                 object = existing
             } else {
-                object = makeObject(entity: entity, storeIdentifier: store.identifier, row: row)
+                object = try makeObject(entity: entity, storeIdentifier: store.identifier, row: row)
                 registered[pk] = object
             }
             slots[offset] = object
@@ -64,14 +64,14 @@ extension ManagedObjectContext {
                 let pk = row.primaryKey
                 while offset < keys.count, keys[keys.startIndex + offset] < pk { offset += 1 }
                 guard offset < keys.count, keys[keys.startIndex + offset] == pk, slots[offset] == nil else { return }
-                take(row, at: offset)
+                try take(row, at: offset)
             }
         } else {
             var offsetByKey: [Int64: Int] = [:]
             for (offset, key) in keys.enumerated() where slots[offset] == nil { offsetByKey[key] = offset }
             try store.fetchRows(entityIndex: entityIndex, primaryKeys: Array(offsetByKey.keys)) { row in
                 guard let offset = offsetByKey[row.primaryKey] else { return }
-                take(row, at: offset)
+                try take(row, at: offset)
             }
         }
     }

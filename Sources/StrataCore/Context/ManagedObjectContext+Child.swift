@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         let id = parentObject.objectID
         let entity = parentObject.persistentBacking.entity!
         if let pk = id.primaryKey {
-            return registerRow(entity: entity, primaryKey: pk, values: nil, version: 0)
+            return registerFault(entity: entity, primaryKey: pk)
         }
         let key = id.temporaryKey!
         if let existing = tracker.insertedByKey[key] ?? registeredByTemporaryKey[key] { return existing }

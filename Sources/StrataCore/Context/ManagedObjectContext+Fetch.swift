@@ -124,7 +124,7 @@ extension ManagedObjectContext {
             registry[entityIndex].reserveCapacity(keys.count)
             let batches = FaultBatch.make(keys: keys, size: batchSize)
             for (offset, pk) in keys.enumerated() {
-                let object = registerRow(entity: entity, primaryKey: pk, values: nil, version: 0)
+                let object = registerFault(entity: entity, primaryKey: pk)
                 if object.persistentBacking.isFault {
                     object.persistentBacking.faultBatch = batches[offset / batchSize]
                 }
@@ -153,14 +153,14 @@ extension ManagedObjectContext {
                 if lookUp, let existing = registered[pk] {
                     let backing = existing.persistentBacking
                     if backing.isFault {
-                        load(row, into: backing)
+                        try load(row, into: backing)
                     } else {
                         alreadyLoaded.append(objects.count)
                     }
                     objects.append(existing)
                     return
                 }
-                let object = makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row)
+                let object = try makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row)
                 // Registered while the new object is still in the cache.
                 registered[pk] = object
                 objects.append(object)

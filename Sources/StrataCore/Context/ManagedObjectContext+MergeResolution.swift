@@ -131,7 +131,9 @@ extension ManagedObjectContext {
         case .registered:
             if resolution.objectWins {
                 // One row per key, with this context's values: the other row goes.
-                let other = registerRow(entity: entity, primaryKey: holder.primaryKey, values: holder.values, version: holder.version)
+                let other = (try? registerRow(
+                    entity: entity, primaryKey: holder.primaryKey, values: holder.values, version: holder.version))
+                    ?? registerFault(entity: entity, primaryKey: holder.primaryKey)
                 deleteObject(other)
             } else {
                 revertKey(of: object, constraint: constraint)

@@ -13,8 +13,11 @@ extension ManagedObjectContext {
             do {
                 let store = try coordinator.loadedStore()
                 try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owner: pk) { row in
-                    members.append(registerRow(
-                        entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version))
+                    // A member whose row cannot be read stays a fault: it is still
+                    // a member, and its own accessors deal with the value.
+                    let member = try? registerRow(
+                        entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version)
+                    members.append(member ?? registerFault(entity: destination, primaryKey: row.primaryKey))
                 }
             } catch {
                 report(error)

@@ -57,6 +57,9 @@ public final class ManagedObjectContext {
     /// primary key, two words with nothing to retain), so child contexts can
     /// still find them.
     @exclusivity(unchecked) var permanentKeysByTemporaryKey: [UInt64: PermanentKey] = [:]
+    /// Set while a fault fires inside an accessor after its row failed the
+    /// value check: the row loads as it is (see `fulfillFault(_:)`).
+    var loadsUnreadableValues = false
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()
@@ -233,7 +236,7 @@ public final class ManagedObjectContext {
               let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
             throw StrataError(.objectNotFound, "No object exists for \(id)", entityName: id.entityName, objectIDs: [id])
         }
-        return registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version)
+        return try registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version)
     }
 
     // MARK: - Identity map
@@ -242,15 +245,35 @@ public final class ManagedObjectContext {
     /// fault, or a new object registered for it.
     func registerRow(
         entity: EntityDescription, primaryKey: Int64, values: ContiguousArray<StoredValue>?, version: Int64
-    ) -> any PersistentModel {
+    ) throws(StrataError) -> any PersistentModel {
         if let existing = registry[entity.index][primaryKey] {
             let backing = existing.persistentBacking
             if backing.isFault, let values {
-                backing.load(values: values, version: version)
+                try load(values: values, version: version, into: backing, entity: entity)
                 existing.awakeFromFetch()
             }
             return existing
         }
+        if let values, let problem = entity.valueCheck.firstProblem(in: values) {
+            let objectID = ObjectID(
+                entityName: entity.name, storeIdentifier: (try? coordinator.loadedStore().identifier) ?? "",
+                primaryKey: primaryKey)
+            throw entity.valueCheck.error(for: problem, entity: entity, objectID: objectID)
+        }
+        return registerNew(entity: entity, primaryKey: primaryKey, values: values, version: version)
+    }
+
+    /// The registered object for a key, or a new fault registered for it:
+    /// what following a relationship or a batched fetch needs, which reads
+    /// no values and so cannot fail.
+    func registerFault(entity: EntityDescription, primaryKey: Int64) -> any PersistentModel {
+        if let existing = registry[entity.index][primaryKey] { return existing }
+        return registerNew(entity: entity, primaryKey: primaryKey, values: nil, version: 0)
+    }
+
+    private func registerNew(
+        entity: EntityDescription, primaryKey: Int64, values: ContiguousArray<StoredValue>?, version: Int64
+    ) -> any PersistentModel {
         let store = try? coordinator.loadedStore()
         let object = makeObject(
             entity: entity, primaryKey: primaryKey, storeIdentifier: store?.identifier ?? "", values: values, version: version)
@@ -274,9 +297,11 @@ public final class ManagedObjectContext {
     }
 
     /// A new object of this context for the row under `row`, its values read
-    /// straight into its storage; the caller registers it.
+    /// straight into its storage; the caller registers it. Throws
+    /// `.valueConversion` when a value cannot be read as its property's type.
     @inline(__always)
-    func makeObject(entity: EntityDescription, storeIdentifier: String, row: any StoreRow) -> any PersistentModel {
+    func makeObject(entity: EntityDescription, storeIdentifier: String, row: any StoreRow) throws(StrataError)
+        -> any PersistentModel {
         let backing = ModelBacking.stored(
             entity: entity,
             objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey),
@@ -286,15 +311,42 @@ public final class ManagedObjectContext {
             precondition(count == row.propertyCount, "Strata: a stored row does not fit its object")
             row.initializeValues(values)
         }
+        try checkValues(of: backing, entity: entity)
         return entity.modelType.init(backing: backing)
     }
 
     /// Loads a row into the backing of a registered object (a fault, or one
     /// being refreshed): its values replace the backing's, at the row's version.
+    /// A row with a value that cannot be read leaves the object a fault.
     @inline(__always)
-    func load(_ row: any StoreRow, into backing: ModelBacking) {
+    func load(_ row: any StoreRow, into backing: ModelBacking) throws(StrataError) {
         row.assignValues(backing.values)
+        do {
+            try checkValues(of: backing, entity: backing.entity ?? schema.entities[0])
+        } catch {
+            backing.turnIntoFault()
+            throw error
+        }
         backing.finishLoading(version: row.version)
+    }
+
+    /// Loads stored values into a registered object, as ``load(_:into:)``.
+    func load(values: ContiguousArray<StoredValue>, version: Int64, into backing: ModelBacking, entity: EntityDescription)
+        throws(StrataError) {
+        if !loadsUnreadableValues, let problem = entity.valueCheck.firstProblem(in: values) {
+            throw entity.valueCheck.error(for: problem, entity: entity, objectID: backing.objectID)
+        }
+        backing.load(values: values, version: version)
+    }
+
+    /// Throws `.valueConversion` when a value just read into `backing` cannot
+    /// be read as its property's type: a fetch or fault fails here, where it
+    /// can throw, rather than in an accessor, which cannot.
+    @inline(__always)
+    func checkValues(of backing: ModelBacking, entity: EntityDescription) throws(StrataError) {
+        if !loadsUnreadableValues, let problem = entity.valueCheck.firstProblem(in: backing.values) {
+            throw entity.valueCheck.error(for: problem, entity: entity, objectID: backing.objectID)
+        }
     }
 
     func fulfill(_ backing: ModelBacking) throws {
@@ -310,7 +362,7 @@ public final class ManagedObjectContext {
                 .objectNotFound, "\(backing.objectID) no longer exists in the store",
                 entityName: entity.name, objectIDs: [backing.objectID])
         }
-        backing.load(values: row.values, version: row.version)
+        try load(values: row.values, version: row.version, into: backing, entity: entity)
         registry[entity.index][pk]?.awakeFromFetch()
     }
 
@@ -325,12 +377,12 @@ public final class ManagedObjectContext {
         defer { for object in loaded { object.awakeFromFetch() } }
         try store.fetchRows(entityIndex: entity.index, primaryKeys: keys) { row in
             guard let object = registry[entity.index][row.primaryKey], object.persistentBacking.isFault else { return }
-            load(row, into: object.persistentBacking)
+            try load(row, into: object.persistentBacking)
             loaded.append(object)
         }
     }
 
-    func report(_ error: any Error) {
+    package func report(_ error: any Error) {
         Self.logger.error("\(error)")
         logError?(error)
     }
@@ -342,6 +394,14 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
     package func fulfillFault(_ backing: ModelBacking) {
         do {
             try fulfill(backing)
+        } catch let error as StrataError where error.code == .valueConversion {
+            // An accessor cannot throw: report, then load the row as it is; the
+            // accessor of the value it cannot read falls back (see
+            // `ModelBacking.unreadableValue(at:as:)`).
+            report(error)
+            loadsUnreadableValues = true
+            defer { loadsUnreadableValues = false }
+            fulfillFault(backing)
         } catch {
             report(error)
             preconditionFailure("Strata: could not load \(backing.objectID): \(error)")
@@ -349,7 +409,7 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
     }
 
     package func object(entityIndex: Int, primaryKey: Int64) -> any PersistentModel {
-        registerRow(entity: schema.entities[entityIndex], primaryKey: primaryKey, values: nil, version: 0)
+        registerFault(entity: schema.entities[entityIndex], primaryKey: primaryKey)
     }
 
     package func noteUpdated(_ object: any PersistentModel) {

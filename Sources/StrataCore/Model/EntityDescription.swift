@@ -40,9 +40,11 @@ public final class EntityDescription: @unchecked Sendable {
     /// Whether every property is stored in a column, in ordinal order (values
     /// by ordinal are then values by column).
     package let columnsAreOrdinals: Bool
+    /// Whether a stored row's values can be read as the properties' types.
+    package let valueCheck: StoredValueCheck
 
     init(
-        name: String, properties: [PropertyDescription], keyPaths: [AnyKeyPath],
+        name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
         uniquenessConstraints: [[String]], indexes: [[String]], modelType: any PersistentModel.Type,
         index: Int, destinationIndexByOrdinal: [Int], inverseOrdinalByOrdinal: [Int]
     ) {
@@ -61,7 +63,8 @@ public final class EntityDescription: @unchecked Sendable {
         self.columnOrdinals = columnOrdinals
         self.columnIndexByOrdinal = columnIndexByOrdinal
         self.ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
-        self.ordinalByKeyPath = Dictionary(keyPaths.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        self.ordinalByKeyPath = Dictionary(metadata.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { a, _ in a })
+        self.valueCheck = StoredValueCheck(properties: properties, metadata: metadata)
         self.destinationIndexByOrdinal = destinationIndexByOrdinal
         self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal
         var relationshipOrdinals: [Int] = []

@@ -31,10 +31,7 @@ package enum JSONValueCoding {
     }
 
     static func decode<V: Decodable>(_ stored: StoredValue, as type: V.Type, for backing: ModelBacking, at ordinal: Int) -> V {
-        guard let value = decodeStored(stored, as: V.self) else {
-            backing.conversionFailure(at: ordinal, to: V.self)
-        }
-        return value
+        decodeStored(stored, as: V.self) ?? backing.unreadableValue(at: ordinal, as: V.self)
     }
 }
 
@@ -108,7 +105,7 @@ extension PersistentModel {
     @inlinable
     public func persistentValue<V: PersistentValue>(at ordinal: Int, as: V.Type) -> V {
         guard let value = V(storedValue: storedValue(at: ordinal)) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableValue(at: ordinal, as: V.self)
         }
         return value
     }
@@ -123,7 +120,7 @@ extension PersistentModel {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         guard let value = V(storedValue: stored) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableOptional(at: ordinal, as: V.self)
         }
         return value
     }
@@ -135,7 +132,7 @@ extension PersistentModel {
 
     public func persistentValue<V: RawRepresentable>(at ordinal: Int, as: V.Type) -> V where V.RawValue: PersistentValue {
         guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableValue(at: ordinal, as: V.self)
         }
         return value
     }
@@ -149,7 +146,7 @@ extension PersistentModel {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableOptional(at: ordinal, as: V.self)
         }
         return value
     }
@@ -162,7 +159,7 @@ extension PersistentModel {
     public func persistentValue<V: RawRepresentable & Codable>(at ordinal: Int, as: V.Type) -> V
     where V.RawValue: PersistentValue {
         guard let raw = V.RawValue(storedValue: storedValue(at: ordinal)), let value = V(rawValue: raw) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableValue(at: ordinal, as: V.self)
         }
         return value
     }
@@ -177,7 +174,7 @@ extension PersistentModel {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
         guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else {
-            persistentBacking.conversionFailure(at: ordinal, to: V.self)
+            return persistentBacking.unreadableOptional(at: ordinal, as: V.self)
         }
         return value
     }
@@ -198,7 +195,8 @@ extension PersistentModel {
     public func persistentValue<V: Codable>(at ordinal: Int, as: V?.Type) -> V? {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
-        return JSONValueCoding.decode(stored, as: V.self, for: persistentBacking, at: ordinal)
+        return JSONValueCoding.decodeStored(stored, as: V.self)
+            ?? persistentBacking.unreadableOptional(at: ordinal, as: V.self)
     }
 
     public func setPersistentValue<V: Codable>(_ newValue: V?, at ordinal: Int, as: V?.Type) {

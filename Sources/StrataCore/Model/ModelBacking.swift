@@ -28,6 +28,8 @@ package protocol ObjectGraphCoordinator: AnyObject {
     func noteUpdated(_ object: any PersistentModel)
     /// A new object became related to one of this context's objects: insert it.
     func adopt(_ object: any PersistentModel)
+    /// An accessor met a stored value it cannot read (see ``ModelBacking/unreadableValue(at:as:)``).
+    func report(_ error: any Error)
 }
 
 /// How a context's objects reach it without a weak reference each.
@@ -411,8 +413,38 @@ public struct ModelBacking {
         return ordinal < properties.count ? "\(modelType.entityName).\(properties[ordinal].name)" : "\(modelType.entityName)#\(ordinal)"
     }
 
-    @usableFromInline package func conversionFailure(at ordinal: Int, to type: Any.Type) -> Never {
-        preconditionFailure("Strata: the stored value of \(propertyName(at: ordinal)) cannot be read as \(type)")
+    /// What a property accessor, which cannot throw, returns for a stored
+    /// value it cannot read as `V`.
+    ///
+    /// Fetches check every row they load and throw `.valueConversion`, so an
+    /// accessor meets such a value only when a fault fired inside it (a
+    /// relationship followed, a batched fetch read on). The error is reported
+    /// to the context's `logError` and the log, and the accessor returns the
+    /// type's empty value: zero, `false`, `""`, empty data, the reference
+    /// date, the nil UUID, `about:blank`. A type without one (an enum or a
+    /// `Codable` value) stops the process with the same message; declare such
+    /// properties optional where other programs write the store, and they read
+    /// as `nil`. Nothing is written back unless the property is assigned.
+    @usableFromInline package func unreadableValue<V>(at ordinal: Int, as type: V.Type) -> V {
+        let error = unreadableValueError(at: ordinal, as: V.self)
+        coordinator?.report(error)
+        if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
+        preconditionFailure("Strata: \(error.message)")
+    }
+
+    /// ``unreadableValue(at:as:)`` for an optional property: reported, and read as `nil`.
+    @usableFromInline package func unreadableOptional<V>(at ordinal: Int, as type: V.Type) -> V? {
+        coordinator?.report(unreadableValueError(at: ordinal, as: V.self))
+        return nil
+    }
+
+    private func unreadableValueError(at ordinal: Int, as type: Any.Type) -> StrataError {
+        let values = values
+        let value = ordinal < values.count ? values[ordinal] : .null
+        return StrataError(
+            .valueConversion,
+            "\(propertyName(at: ordinal)) of \(objectID) holds \(value.kindDescription) \(value), which cannot be read as \(type)",
+            entityName: entity?.name, propertyName: entity.map { $0.properties[ordinal].name }, objectIDs: [objectID])
     }
 }
 

@@ -215,3 +215,27 @@ extension Optional: PersistentValue where Wrapped: PersistentValue {
         }
     }
 }
+
+/// A value an accessor can return for a stored value it cannot read (see
+/// ``ModelBacking/unreadableValue(at:as:)``): the type's zero or empty value.
+package protocol EmptyPersistentValue {
+    static var emptyValue: Self { get }
+}
+
+extension Bool: EmptyPersistentValue { package static var emptyValue: Bool { false } }
+extension Int: EmptyPersistentValue { package static var emptyValue: Int { 0 } }
+extension Int8: EmptyPersistentValue { package static var emptyValue: Int8 { 0 } }
+extension Int16: EmptyPersistentValue { package static var emptyValue: Int16 { 0 } }
+extension Int32: EmptyPersistentValue { package static var emptyValue: Int32 { 0 } }
+extension Int64: EmptyPersistentValue { package static var emptyValue: Int64 { 0 } }
+extension UInt8: EmptyPersistentValue { package static var emptyValue: UInt8 { 0 } }
+extension UInt16: EmptyPersistentValue { package static var emptyValue: UInt16 { 0 } }
+extension UInt32: EmptyPersistentValue { package static var emptyValue: UInt32 { 0 } }
+extension Double: EmptyPersistentValue { package static var emptyValue: Double { 0 } }
+extension Float: EmptyPersistentValue { package static var emptyValue: Float { 0 } }
+extension String: EmptyPersistentValue { package static var emptyValue: String { "" } }
+extension Data: EmptyPersistentValue { package static var emptyValue: Data { Data() } }
+extension Date: EmptyPersistentValue { package static var emptyValue: Date { Date(timeIntervalSinceReferenceDate: 0) } }
+extension UUID: EmptyPersistentValue { package static var emptyValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
+extension URL: EmptyPersistentValue { package static var emptyValue: URL { URL(string: "about:blank")! } }
+extension Decimal: EmptyPersistentValue { package static var emptyValue: Decimal { 0 } }

@@ -21,6 +21,9 @@ public struct PropertyMetadata: @unchecked Sendable {
     public let keyPath: AnyKeyPath
     /// What the property is.
     public let kind: Kind
+    /// How the attribute's Swift type reads stored values (nil for
+    /// relationships and for metadata made with the public initializer).
+    package let valueReader: StoredValueReader?
 
     /// The two kinds of persistent property.
     public enum Kind: @unchecked Sendable {
@@ -33,9 +36,14 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Creates property metadata directly.
     public init(name: String, keyPath: AnyKeyPath, kind: Kind) {
+        self.init(name: name, keyPath: keyPath, kind: kind, valueReader: nil)
+    }
+
+    package init(name: String, keyPath: AnyKeyPath, kind: Kind, valueReader: StoredValueReader?) {
         self.name = name
         self.keyPath = keyPath
         self.kind = kind
+        self.valueReader = valueReader
     }
 }
 
@@ -48,7 +56,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.attributeType, isOptional: Value.isOptionalValue, options: options, originalName: originalName))
+            type: Value.attributeType, isOptional: Value.isOptionalValue, options: options, originalName: originalName),
+            valueReader: .plain(Value.self))
     }
 
     /// An optional attribute stored directly (preferred over JSON for `String?`, `Int?`, …).
@@ -57,7 +66,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.attributeType, isOptional: true, options: options, originalName: originalName))
+            type: Value.attributeType, isOptional: true, options: options, originalName: originalName),
+            valueReader: .plain(Value.self))
     }
 
     /// An attribute stored by its raw value.
@@ -66,7 +76,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata where Value.RawValue: PersistentValue {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.RawValue.attributeType, isOptional: false, options: options, originalName: originalName))
+            type: Value.RawValue.attributeType, isOptional: false, options: options, originalName: originalName),
+            valueReader: .raw(Value.self))
     }
 
     /// An optional attribute stored by its raw value.
@@ -75,7 +86,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata where Value.RawValue: PersistentValue {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.RawValue.attributeType, isOptional: true, options: options, originalName: originalName))
+            type: Value.RawValue.attributeType, isOptional: true, options: options, originalName: originalName),
+            valueReader: .raw(Value.self))
     }
 
     /// A `Codable` enum stored by its raw value (preferred over JSON).
@@ -84,7 +96,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata where Value.RawValue: PersistentValue {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.RawValue.attributeType, isOptional: false, options: options, originalName: originalName))
+            type: Value.RawValue.attributeType, isOptional: false, options: options, originalName: originalName),
+            valueReader: .raw(Value.self))
     }
 
     /// An optional `Codable` enum stored by its raw value.
@@ -93,7 +106,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata where Value.RawValue: PersistentValue {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: Value.RawValue.attributeType, isOptional: true, options: options, originalName: originalName))
+            type: Value.RawValue.attributeType, isOptional: true, options: options, originalName: originalName),
+            valueReader: .raw(Value.self))
     }
 
     /// Any other `Codable` value, stored as JSON.
@@ -102,7 +116,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: .codable, isOptional: false, options: options, originalName: originalName))
+            type: .codable, isOptional: false, options: options, originalName: originalName),
+            valueReader: .json(Value.self))
     }
 
     /// An optional `Codable` value, stored as JSON (`nil` as SQL `NULL`).
@@ -111,7 +126,8 @@ extension PropertyMetadata {
         options: Set<AttributeOption> = [], originalName: String? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
-            type: .codable, isOptional: true, options: options, originalName: originalName))
+            type: .codable, isOptional: true, options: options, originalName: originalName),
+            valueReader: .json(Value.self))
     }
 }
 

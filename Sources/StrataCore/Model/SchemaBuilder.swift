@@ -151,7 +151,7 @@ struct SchemaBuilder {
 
         let entities = types.enumerated().map { index, type in
             EntityDescription(
-                name: names[index], properties: properties[index], keyPaths: metadata[index].map(\.keyPath),
+                name: names[index], properties: properties[index], metadata: metadata[index],
                 uniquenessConstraints: type.uniquenessConstraints, indexes: type.indexes, modelType: type,
                 index: index, destinationIndexByOrdinal: destinationIndex[index],
                 inverseOrdinalByOrdinal: inverse[index])

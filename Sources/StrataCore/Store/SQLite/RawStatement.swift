@@ -99,25 +99,24 @@ package struct RawStatement {
     }
 
     /// The value of a column that should hold `kind` (a `NOT NULL` column of
-    /// that type, which Strata writes only in that storage class), read without
-    /// asking SQLite for its type first; `nil` reads whatever the column holds.
+    /// that type, which Strata writes only in that storage class); `nil` reads
+    /// whatever the column holds.
     ///
-    /// A value that reads as zero, or text that is absent, is read again by its
-    /// actual type, so a `NULL`, or a zero or text written by someone else,
-    /// shows as what it is rather than as `0` or `""`. Other foreign values
-    /// read converted: a fractional `REAL` in an integer column reads
-    /// truncated, a `BLOB` in a text column reads as text. Strata itself never
-    /// stores either.
+    /// A value of another storage class (written by another program) reads
+    /// as what it is, never converted, so the context's value check sees it
+    /// and the fetch fails with `.valueConversion` rather than reading text
+    /// as a number.
     @inline(__always)
     func value(at column: Int32, as kind: StoredValue.Kind?) -> StoredValue {
         switch kind {
         case .integer:
-            let integer = sqlite3_column_int64(handle, column)
-            return integer != 0 ? .integer(integer) : valueOfItsType(at: column)
+            if sqlite3_column_type(handle, column) == SQLITE_INTEGER { return .integer(sqlite3_column_int64(handle, column)) }
+            return valueOfItsType(at: column)
         case .real:
-            let real = sqlite3_column_double(handle, column)
-            return real != 0 ? .real(real) : valueOfItsType(at: column)
+            if sqlite3_column_type(handle, column) == SQLITE_FLOAT { return .real(sqlite3_column_double(handle, column)) }
+            return valueOfItsType(at: column)
         case .text:
+            guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return valueOfItsType(at: column) }
             // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
             guard let bytes = sqlite3_column_text(handle, column) else { return .null }
             let count = Int(sqlite3_column_bytes(handle, column))

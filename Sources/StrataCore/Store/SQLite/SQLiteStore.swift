@@ -145,7 +145,7 @@ package final class SQLiteStore: PersistentStore {
         stopWatchingRemoteChanges()
         do {
             if let pool = writer as? DatabasePool {
-                if !isReadOnly { try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+                if !isReadOnly { _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
                 try pool.close()
             }
             if let queue = writer as? DatabaseQueue { try queue.close() }

@@ -1,0 +1,173 @@
+import Foundation
+
+/// Whether the values of a stored row can be read as their properties' Swift
+/// types: the check every row passes as a context loads it, so a value another
+/// program wrote (text in an `Int` column, an unknown enum case, JSON that no
+/// longer decodes) fails the fetch with `.valueConversion` instead of reaching
+/// a property accessor, which cannot throw.
+///
+/// Values Strata wrote pass with one comparison of storage classes; only types
+/// whose conversion can fail for a value of the right class (narrow integers,
+/// UUIDs, URLs, decimals, enums, `Codable` values) try the conversion itself.
+///
+/// ```swift
+/// if let problem = entity.valueCheck.firstProblem(in: values) {
+///     throw entity.valueCheck.error(for: problem, objectID: id)
+/// }
+/// ```
+package struct StoredValueCheck: Sendable {
+    struct Column: @unchecked Sendable {
+        // @unchecked: `reads` only converts the value it is given, capturing nothing but metatypes.
+        let ordinal: Int
+        let kind: StoredValue.Kind
+        let isOptional: Bool
+        /// Tries the conversion the accessor makes; nil when a value of the
+        /// right storage class always converts.
+        let reads: ((StoredValue) -> Bool)?
+        let typeName: String
+    }
+
+    let columns: [Column]
+
+    /// A row's value that cannot be read: its property's ordinal and the value.
+    package struct Problem {
+        package let ordinal: Int
+        package let value: StoredValue
+    }
+
+    init(properties: [PropertyDescription], metadata: [PropertyMetadata]) {
+        var columns: [Column] = []
+        for (ordinal, property) in properties.enumerated() where property.hasColumn {
+            switch property {
+            case .attribute(let attribute):
+                let reader = ordinal < metadata.count ? metadata[ordinal].valueReader : nil
+                let exact = reader?.isPlainValue ?? true && attribute.type.alwaysConvertsFromItsStorageClass
+                columns.append(Column(
+                    ordinal: ordinal, kind: attribute.type.storageKind, isOptional: attribute.isOptional,
+                    reads: exact ? nil : reader?.reads ?? attribute.type.reads,
+                    typeName: reader?.typeName ?? attribute.type.rawValue))
+            case .relationship(let relationship):
+                columns.append(Column(
+                    ordinal: ordinal, kind: .integer, isOptional: true, reads: nil,
+                    typeName: "a key of \(relationship.destinationEntityName)"))
+            }
+        }
+        self.columns = columns
+    }
+
+    /// The first value of `values` (by ordinal) its property cannot read.
+    @inline(__always)
+    package func firstProblem(in values: UnsafeMutableBufferPointer<StoredValue>) -> Problem? {
+        for column in columns {
+            if column.reads == nil, values[column.ordinal].kind == column.kind { continue }
+            if !readable(values[column.ordinal], column) { return Problem(ordinal: column.ordinal, value: values[column.ordinal]) }
+        }
+        return nil
+    }
+
+    /// ``firstProblem(in:)`` for values in an array.
+    package func firstProblem(in values: ContiguousArray<StoredValue>) -> Problem? {
+        var values = values
+        return values.withUnsafeMutableBufferPointer { firstProblem(in: $0) }
+    }
+
+    @inline(never)
+    private func readable(_ value: StoredValue, _ column: Column) -> Bool {
+        if value.isNull { return column.isOptional }
+        if let reads = column.reads { return reads(value) }
+        return value.kind == column.kind
+    }
+
+    /// The error for a problem: the entity, property, row and what the value is.
+    package func error(for problem: Problem, entity: EntityDescription, objectID: ObjectID) -> StrataError {
+        let property = entity.properties[problem.ordinal].name
+        let typeName = columns.first { $0.ordinal == problem.ordinal }?.typeName ?? "its type"
+        return StrataError(
+            .valueConversion,
+            "\(entity.name).\(property) of \(objectID) holds \(problem.value.kindDescription) \(problem.value), "
+                + "which cannot be read as \(typeName); another program wrote it, or the model changed without a migration",
+            entityName: entity.name, propertyName: property, objectIDs: [objectID])
+    }
+}
+
+/// How a property's Swift type reads stored values, recorded by the
+/// ``PropertyMetadata`` factory methods, which know the type.
+package struct StoredValueReader: @unchecked Sendable {
+    // @unchecked: `reads` only converts the value it is given, capturing nothing but metatypes.
+    package let reads: (StoredValue) -> Bool
+    /// A ``PersistentValue`` itself (not an enum's raw value or JSON).
+    package let isPlainValue: Bool
+    package let typeName: String
+
+    static func plain<V: PersistentValue>(_ type: V.Type) -> StoredValueReader {
+        StoredValueReader(reads: { V(storedValue: $0) != nil }, isPlainValue: true, typeName: "\(V.self)")
+    }
+
+    static func raw<V: RawRepresentable>(_ type: V.Type) -> StoredValueReader where V.RawValue: PersistentValue {
+        StoredValueReader(
+            reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil }, isPlainValue: false,
+            typeName: "\(V.self)")
+    }
+
+    static func json<V: Decodable>(_ type: V.Type) -> StoredValueReader {
+        StoredValueReader(
+            reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil }, isPlainValue: false, typeName: "\(V.self) (JSON)")
+    }
+}
+
+extension StoredValue {
+    /// The value's storage class; `.null` has none and matches no column's.
+    var kind: Kind? {
+        switch self {
+        case .null: nil
+        case .integer: .integer
+        case .real: .real
+        case .text: .text
+        case .blob: .blob
+        }
+    }
+
+    var kindDescription: String {
+        switch self {
+        case .null: "no value,"
+        case .integer: "the integer"
+        case .real: "the real number"
+        case .text: "the text"
+        case .blob: "a blob:"
+        }
+    }
+}
+
+extension AttributeType {
+    /// Whether every value of this type's storage class converts to it.
+    var alwaysConvertsFromItsStorageClass: Bool {
+        switch self {
+        case .bool, .int, .int64, .double, .float, .string, .date, .data: true
+        case .int8, .int16, .int32, .uint8, .uint16, .uint32, .uuid, .url, .decimal, .codable: false
+        }
+    }
+
+    /// The conversion of this type, for descriptions made without metadata.
+    var reads: (StoredValue) -> Bool {
+        switch self {
+        case .bool: { Bool(storedValue: $0) != nil }
+        case .int: { Int(storedValue: $0) != nil }
+        case .int8: { Int8(storedValue: $0) != nil }
+        case .int16: { Int16(storedValue: $0) != nil }
+        case .int32: { Int32(storedValue: $0) != nil }
+        case .int64: { Int64(storedValue: $0) != nil }
+        case .uint8: { UInt8(storedValue: $0) != nil }
+        case .uint16: { UInt16(storedValue: $0) != nil }
+        case .uint32: { UInt32(storedValue: $0) != nil }
+        case .double: { Double(storedValue: $0) != nil }
+        case .float: { Float(storedValue: $0) != nil }
+        case .string: { String(storedValue: $0) != nil }
+        case .date: { Date(storedValue: $0) != nil }
+        case .data: { Data(storedValue: $0) != nil }
+        case .uuid: { UUID(storedValue: $0) != nil }
+        case .url: { URL(storedValue: $0) != nil }
+        case .decimal: { Decimal(storedValue: $0) != nil }
+        case .codable: { $0.kind == .text || $0.kind == .blob }
+        }
+    }
+}
