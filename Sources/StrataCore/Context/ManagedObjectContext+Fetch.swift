@@ -288,7 +288,7 @@ extension ManagedObjectContext {
                   !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
             return typed
         }
-        for candidate in candidates where try request.predicate?.evaluate(candidate) ?? true {
+        for candidate in candidates where try Self.matches(candidate, request.predicate) {
             results.append(candidate)
         }
         if !request.sortBy.isEmpty {
@@ -297,6 +297,21 @@ extension ManagedObjectContext {
             try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self)).sortKeys(request.sortBy).sort(&results)
         }
         return limited(results, request: request)
+    }
+
+    /// Whether an unsaved object meets a predicate, evaluated in Swift. An
+    /// evaluation that fails (a force unwrap of `nil`) fails the fetch, as
+    /// the store fails the query.
+    private static func matches<T: PersistentModel>(_ object: T, _ predicate: Predicate<T>?) throws(StrataError) -> Bool {
+        guard let predicate else { return true }
+        do {
+            return try predicate.evaluate(object)
+        } catch {
+            if "\(error)".localizedCaseInsensitiveContains("unwrap") { throw UnwrapFunction.failure }
+            throw StrataError(
+                .unsupportedPredicate, "The predicate could not be evaluated for an unsaved \(T.entityName)",
+                underlyingError: SendableDescription(error))
+        }
     }
 
     /// The page of `results` that a request's offset and limit select.

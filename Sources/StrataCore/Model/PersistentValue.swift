@@ -142,7 +142,21 @@ extension String: PersistentValue {
         guard case .text(let value) = storedValue else { return nil }
         self = value
     }
-    @inlinable public var storedValue: StoredValue { .text(self) }
+    /// Text is stored in Unicode's composed form (NFC), so strings Swift
+    /// calls equal ("é" as one scalar or as "e" and an accent) are equal in
+    /// the store too, and the store's byte order is Swift's `<`.
+    @inlinable public var storedValue: StoredValue { .text(CanonicalText.composed(self)) }
+}
+
+/// Puts text in Unicode's canonical composed form (NFC), as Swift compares it.
+@usableFromInline package enum CanonicalText {
+    /// `text` in NFC; ASCII text (most text) is returned as it is, unscanned
+    /// beyond its bytes.
+    @usableFromInline package static func composed(_ text: String) -> String {
+        var text = text
+        let isASCII = text.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
+        return isASCII ? text : text.precomposedStringWithCanonicalMapping
+    }
 }
 
 extension Date: PersistentValue {

@@ -337,8 +337,15 @@ extension PredicateExpressions.ForcedUnwrap: StorePredicateExpression where Inne
             }
             return .constant(some)
         }
-        // A NULL column makes the enclosing comparison unknown: the row does not match.
-        return operand
+        // As in Swift, unwrapping nil fails the evaluation: the store fails the query.
+        switch operand {
+        case .scalar(let value):
+            return .scalar(.unwrapped(value))
+        case .object(let object):
+            return .object(.keyed(.unwrapped(object.key), entity: object.entityIndex))
+        default:
+            return operand
+        }
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {

@@ -45,6 +45,10 @@ package indirect enum StoreExpression: Sendable, Hashable {
     /// `test ? then : else` (the test is a condition).
     case conditional(StoreExpression, StoreExpression, StoreExpression)
     case isNull(StoreExpression)
+    /// A value that must not be NULL (Swift's `x!`): a NULL fails the whole
+    /// query with `.unsupportedPredicate`, as unwrapping `nil` fails a
+    /// predicate's evaluation in Swift.
+    case unwrapped(StoreExpression)
 
     /// Whether the value is one of `values` (none of them NULL); unknown for a NULL subject.
     case inList(StoreExpression, [StoredValue])

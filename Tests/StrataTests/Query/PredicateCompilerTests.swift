@@ -102,7 +102,7 @@ struct PredicateCompilerTests {
             #"COALESCE(t0."rating" > ?, ?)"#, [.real(4), .integer(0)])
         try expectSQL(
             #Predicate<PCModel.Book> { $0.rating.flatMap { $0 * 2 } == 9 }, #"t0."rating" * ? IS ?"#, [.real(2), .real(9)])
-        try expectSQL(#Predicate<PCModel.Book> { $0.rating! > 4 }, #"t0."rating" > ?"#, [.real(4)])
+        try expectSQL(#Predicate<PCModel.Book> { $0.rating! > 4 }, #"strata_unwrap(t0."rating") > ?"#, [.real(4)])
         try expectSQL(
             #Predicate<PCModel.Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = ?) IS ?"#, [.text(""), .integer(1)])
     }

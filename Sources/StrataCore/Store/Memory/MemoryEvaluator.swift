@@ -15,6 +15,8 @@ struct MemoryEvaluator {
     var schema: Schema { database.schema }
     /// Row variables in scope: the entity and key each is bound to.
     private var bindings: [Int: (entityIndex: Int, key: Int64)] = [:]
+    /// Why the query fails, once a value it unwraps is NULL.
+    private(set) var failure: StrataError?
 
     init(database: MemoryDatabase) {
         self.database = database
@@ -101,6 +103,10 @@ struct MemoryEvaluator {
             return Self.isTrue(value(test)) ? value(yes) : value(no)
         case .isNull(let operand):
             return Self.truth(value(operand).isNull)
+        case .unwrapped(let operand):
+            let inner = value(operand)
+            if inner.isNull, failure == nil { failure = UnwrapFunction.failure }
+            return inner
         case .inList(let subject, let values):
             let candidate = value(subject)
             if candidate.isNull { return .null }

@@ -114,7 +114,7 @@ extension MemoryStore {
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { database, result, previous throws(StrataError) in
             let entity = schema.entities[entityIndex]
-            let keys = Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
+            let keys = try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
             if options.historyTracking, options.recordsValueChanges {
                 for key in keys { if let row = database.row(entityIndex, key) { previous.rows[entityIndex, default: [:]][key] = row.values } }
             }
@@ -136,7 +136,7 @@ extension MemoryStore {
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { database, result, previous throws(StrataError) in
             let roots: [Int64] = switch selection {
-            case .matching(let predicate): Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
+            case .matching(let predicate): try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
             case .keys(let keys): Set(keys).filter { database.row(entityIndex, $0) != nil }.sorted()
             }
             result.primaryKeys = roots

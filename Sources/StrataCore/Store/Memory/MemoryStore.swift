@@ -85,18 +85,18 @@ package final class MemoryStore: PersistentStore {
     // MARK: Reading
 
     package func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
-        let rows = try withDatabase { database, _ in
-            Self.select(plan, in: database).compactMap { key in database.row(plan.entityIndex, key).map { (key, $0) } }
+        let rows = try withDatabase { database, _ throws(StrataError) in
+            try Self.select(plan, in: database).compactMap { key in database.row(plan.entityIndex, key).map { (key, $0) } }
         }
         try deliver(rows, entityIndex: plan.entityIndex, body)
     }
 
     package func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
-        try withDatabase { database, _ in Self.select(plan, in: database) }
+        try withDatabase { database, _ throws(StrataError) in try Self.select(plan, in: database) }
     }
 
     package func count(_ plan: FetchPlan) throws(StrataError) -> Int {
-        try withDatabase { database, _ in Self.select(plan, in: database).count }
+        try withDatabase { database, _ throws(StrataError) in try Self.select(plan, in: database).count }
     }
 
     package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
@@ -110,7 +110,7 @@ package final class MemoryStore: PersistentStore {
     ) throws(StrataError) {
         // By chunks of 500 keys, each row once and in key order within its
         // chunk: what the SQLite store's `pk IN (…)` reads give.
-        let rows = try withDatabase { database, _ in
+        let rows = try withDatabase { database, _ throws(StrataError) in
             stride(from: 0, to: primaryKeys.count, by: 500).flatMap { start in
                 Set(primaryKeys[start..<min(start + 500, primaryKeys.count)]).sorted().compactMap { key in
                     database.row(entityIndex, key).map { (key, $0) }
@@ -123,7 +123,7 @@ package final class MemoryStore: PersistentStore {
     package func fetchRows(
         entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
-        let rows = try withDatabase { database, _ in
+        let rows = try withDatabase { database, _ throws(StrataError) in
             database.keys(entityIndex, in: keyRange).compactMap { key in database.row(entityIndex, key).map { (key, $0) } }
         }
         try deliver(rows, entityIndex: entityIndex, body)
@@ -134,7 +134,7 @@ package final class MemoryStore: PersistentStore {
     ) throws(StrataError) {
         guard let shape = schema.toManyShape(entityIndex: entityIndex, ordinal: ordinal) else { return }
         let destination = shape.destinationIndex
-        let rows = try withDatabase { database, _ in
+        let rows = try withDatabase { database, _ throws(StrataError) in
             database.orderedMembers(of: owner, shape: shape).compactMap { key in database.row(destination, key).map { (key, $0) } }
         }
         try deliver(rows, entityIndex: destination, body)
@@ -159,7 +159,7 @@ package final class MemoryStore: PersistentStore {
     }
 
     /// The keys a plan selects, in its order, paged.
-    static func select(_ plan: FetchPlan, in database: MemoryDatabase) -> [Int64] {
+    static func select(_ plan: FetchPlan, in database: MemoryDatabase) throws(StrataError) -> [Int64] {
         var evaluator = MemoryEvaluator(database: database)
         var keys = database.keys(plan.entityIndex)
         if let predicate = plan.predicate {
@@ -178,6 +178,7 @@ package final class MemoryStore: PersistentStore {
             }
             keys = order.map { keys[$0] }
         }
+        if let failure = evaluator.failure { throw failure }
         guard plan.isLimited else { return keys }
         let start = min(plan.offset, keys.count)
         // A negative limit is no limit, as SQLite's `LIMIT -1`.

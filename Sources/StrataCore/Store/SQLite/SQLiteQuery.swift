@@ -70,6 +70,8 @@ struct SQLiteQueryRenderer {
             return SQLTerm(fragment, .atomic)
         case .isNull(let value):
             return .binary(render(value), "IS", .null, .equality)
+        case .unwrapped(let value):
+            return .call(UnwrapFunction.name, [render(value)])
         case .inList(let subject, let values):
             let list = SQLFragment.joined(values.map { SQLTerm.bound($0).fragment }, separator: ", ")
             return SQLTerm(render(subject).operand(atLeast: .additive) + SQLFragment(" IN (") + list + SQLFragment(")"), .equality)

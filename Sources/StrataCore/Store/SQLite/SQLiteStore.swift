@@ -91,8 +91,17 @@ package final class SQLiteStore: PersistentStore {
         configuration.foreignKeysEnabled = true
         configuration.label = "strata"
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in db.add(collation: decimalCollation) }
+        configuration.prepareDatabase { db in
+            db.add(collation: decimalCollation)
+            db.add(function: unwrapFunction)
+        }
         return configuration
+    }
+
+    /// Swift's force unwrap in SQL: the value, or an error that fails the query.
+    private static let unwrapFunction = DatabaseFunction(UnwrapFunction.name, argumentCount: 1, pure: true) { values in
+        guard !values[0].isNull else { throw DatabaseError(message: UnwrapFunction.message) }
+        return values[0]
     }
 
     /// Sorts `Decimal` attributes (stored as text) numerically; see ``DecimalCollation``.
@@ -102,6 +111,7 @@ package final class SQLiteStore: PersistentStore {
     static func translate(_ error: any Error, whileOpening location: Location? = nil) -> StrataError {
         if let error = error as? StrataError { return error }
         if let error = error as? DatabaseError {
+            if error.message?.contains(UnwrapFunction.message) == true { return UnwrapFunction.failure }
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 return StrataError(.corruptStore, "The store file is damaged or not a SQLite database", underlyingError: error)
