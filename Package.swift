@@ -72,6 +72,8 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataTestModels",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Reliability",
             swiftSettings: strictSettings),

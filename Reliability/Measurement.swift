@@ -28,6 +28,8 @@ struct TrialReport {
     var name: String
     var lines: [String] = []
     var failures: [String] = []
+    /// The counts RELIABILITY.md keeps (losses, traps, divergences, …).
+    var figures: [String: Int] = [:]
 
     mutating func note(_ line: String) { lines.append(line) }
     mutating func fail(_ line: String) { failures.append(line) }
