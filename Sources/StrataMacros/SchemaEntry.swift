@@ -9,11 +9,16 @@ enum SchemaEntry {
     ]
 
     /// The source text of the entry for `property` of the model type named `modelName`.
+    /// A declared initial value (`var priority: Int = 3`) goes along as
+    /// `defaultValue:`, for migration to give rows stored before the property.
     static func source(for property: PersistentProperty, modelName: String) -> String {
-        let arguments = [
+        var arguments = [
             "\"\(property.name)\"",
             "\\\(modelName).\(property.identifier.text)",
         ] + optionArguments(of: property.declaration)
+        if let initial = property.declaration.bindings.first?.initializer?.value {
+            arguments.append("defaultValue: \(initial.trimmedDescription)")
+        }
         return ".property(" + arguments.joined(separator: ", ") + ")"
     }
 

@@ -164,7 +164,7 @@ struct ModelDiagnosticsTests {
                 }
 
                 public static let schemaProperties: [PropertyMetadata] = [
-                    .property("good", \Mixed.good),
+                    .property("good", \Mixed.good, defaultValue: 2),
                 ]
 
                 public required init(backing: ModelBacking) {

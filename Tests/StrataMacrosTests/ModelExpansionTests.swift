@@ -142,11 +142,11 @@ struct ModelExpansionTests {
 
                 public static let schemaProperties: [PropertyMetadata] = [
                     .property("title", \Book.title),
-                    .property("year", \Book.year),
+                    .property("year", \Book.year, defaultValue: 0),
                     .property("isbn", \Book.isbn, options: [.unique], originalName: "code"),
                     .property("rating", \Book.rating),
                     .property("author", \Book.author, deleteRule: .cascade, inverse: \Author.books),
-                    .property("tags", \Book.tags),
+                    .property("tags", \Book.tags, defaultValue: []),
                 ]
 
                 public required init(backing: ModelBacking) {
@@ -209,7 +209,7 @@ struct ModelExpansionTests {
                 }
 
                 public static let schemaProperties: [PropertyMetadata] = [
-                    .property("body", \Note.body),
+                    .property("body", \Note.body, defaultValue: ""),
                 ]
 
                 public required init(backing: ModelBacking) {
@@ -256,9 +256,9 @@ struct ModelExpansionTests {
                 }
 
                 public static let schemaProperties: [PropertyMetadata] = [
-                    .property("a", \Row.a),
-                    .property("b", \Row.b),
-                    .property("c", \Row.c),
+                    .property("a", \Row.a, defaultValue: 0),
+                    .property("b", \Row.b, defaultValue: 0),
+                    .property("c", \Row.c, defaultValue: 0),
                 ]
 
                 public required init(backing: ModelBacking) {
@@ -311,7 +311,7 @@ struct ModelExpansionTests {
                     .property("fullName", \User.fullName, originalName: "name"),
                     .property("avatar", \User.avatar, options: [.preserveValueOnDeletion], originalName: "pic"),
                     .property("handle", \User.handle, options: [.unique]),
-                    .property("plain", \User.plain),
+                    .property("plain", \User.plain, defaultValue: 0),
                 ]
 
                 public required init(backing: ModelBacking) {
@@ -357,7 +357,7 @@ struct ModelExpansionTests {
                 }
 
                 public static let schemaProperties: [PropertyMetadata] = [
-                    .property("books", \Shelf.books, deleteRule: .deny, inverse: \Book.shelf, minimumModelCount: 1, maximumModelCount: 5, originalName: "items"),
+                    .property("books", \Shelf.books, deleteRule: .deny, inverse: \Book.shelf, minimumModelCount: 1, maximumModelCount: 5, originalName: "items", defaultValue: []),
                     .property("library", \Shelf.library, inverse: \Library.shelves),
                     .property("owner", \Shelf.owner),
                 ]
@@ -440,7 +440,7 @@ struct ModelExpansionTests {
                 }
 
                 public static let schemaProperties: [PropertyMetadata] = [
-                    .property("default", \Setting.`default`),
+                    .property("default", \Setting.`default`, defaultValue: false),
                 ]
 
                 public required init(backing: ModelBacking) {

@@ -7,6 +7,16 @@ import StrataTestModels
 // saves once, and prints the wall-clock time of the commit.
 
 let arguments = CommandLine.arguments
+// Usage: strata-test-writer migrate <store path>
+// Opens a version-1 victim store with version 2, migrating it, and prints "migrated".
+if arguments.count == 3, arguments[1] == "migrate" {
+    let container = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))
+    container.storeDescriptions = [StoreDescription(url: URL(fileURLWithPath: arguments[2]))]
+    FileHandle.standardOutput.write(Data("started\n".utf8))
+    try await container.loadPersistentStores()
+    FileHandle.standardOutput.write(Data("migrated\n".utf8))
+    exit(0)
+}
 guard arguments.count >= 4, let key = Int64(arguments[2]) else {
     FileHandle.standardError.write(Data("usage: strata-test-writer <store> <book pk> <title> [history]\n".utf8))
     exit(2)

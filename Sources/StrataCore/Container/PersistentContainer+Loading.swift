@@ -79,7 +79,8 @@ extension PersistentContainer {
             default:
                 let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
                 store = try SQLiteStore(
-                    location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions)
+                    location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,
+                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) })
             }
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))

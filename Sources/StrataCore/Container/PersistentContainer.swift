@@ -15,6 +15,8 @@ public final class PersistentContainer: Sendable {
     public let name: String
     /// The model.
     public let schema: Schema
+    /// How stores written with earlier versions of the schema are migrated.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// Holds the loaded store and relays its saves to merging contexts.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     let settings: Locked<Settings>
@@ -52,11 +54,17 @@ public final class PersistentContainer: Sendable {
     /// A container for a schema; throws `.invalidSchema` when the schema is
     /// invalid, and `.invalidName` when `name` could not name a file in the
     /// default directory. Its one store defaults to `<defaultDirectoryURL>/<name>.sqlite`.
-    public init(name: String, schema: Schema) throws {
+    ///
+    /// With a `migrationPlan`, a store written with one of its earlier schema
+    /// versions is migrated through its stages when it loads; without one, a
+    /// store written with another schema is migrated by inference when it can
+    /// be (see "Migrating a schema").
+    public init(name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
         try Self.validate(name: name)
         try schema.validate()
         self.name = name
         self.schema = schema
+        self.migrationPlan = migrationPlan
         self.persistentStoreCoordinator = PersistentStoreCoordinator(schema: schema)
         let url = Self.defaultDirectoryURL.appendingPathComponent("\(name).sqlite")
         self.settings = Locked(Settings(storeDescriptions: [StoreDescription(url: url)]))

@@ -42,6 +42,8 @@ public final class EntityDescription: @unchecked Sendable {
     package let columnsAreOrdinals: Bool
     /// Whether a stored row's values can be read as the properties' types.
     package let valueCheck: StoredValueCheck
+    /// Each property's declared initial value in stored form, by ordinal (nil: none declared).
+    package let defaultValues: [StoredValue?]
 
     init(
         name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
@@ -65,6 +67,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
         self.ordinalByKeyPath = Dictionary(metadata.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { a, _ in a })
         self.valueCheck = StoredValueCheck(properties: properties, metadata: metadata)
+        self.defaultValues = properties.indices.map { $0 < metadata.count ? metadata[$0].defaultValue : nil }
         self.destinationIndexByOrdinal = destinationIndexByOrdinal
         self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal
         var relationshipOrdinals: [Int] = []

@@ -15,6 +15,9 @@ public final class Schema: Sendable {
     public let entities: [EntityDescription]
     /// Every problem found while building, or empty when the schema is valid.
     public let problems: [StrataError]
+    /// The version this schema is, when it was made from a ``VersionedSchema``.
+    /// Stores record it; migration plans find a store's version by it.
+    public let version: Version?
     private let entityIndexByName: [String: Int]
     private let entityIndexByType: [ObjectIdentifier: Int]
 
@@ -24,7 +27,13 @@ public final class Schema: Sendable {
     }
 
     /// Builds a schema from an array of model types.
-    public init(_ types: [any PersistentModel.Type]) {
+    public convenience init(_ types: [any PersistentModel.Type]) {
+        self.init(types, version: nil)
+    }
+
+    /// Builds a schema of a given version from an array of model types.
+    public init(_ types: [any PersistentModel.Type], version: Version?) {
+        self.version = version
         var builder = SchemaBuilder(types: types)
         let built = builder.build()
         entities = built.entities

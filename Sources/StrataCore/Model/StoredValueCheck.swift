@@ -28,6 +28,12 @@ package struct StoredValueCheck: Sendable {
     }
 
     let columns: [Column]
+    /// The hot loop's data, in plain arrays (no closure or string to retain
+    /// per row): each checked column's ordinal, its storage class, and
+    /// whether its type must try the conversion even for the right class.
+    private let ordinals: [Int]
+    private let kinds: [StoredValue.Kind]
+    private let triesConversion: [Bool]
 
     /// A row's value that cannot be read: its property's ordinal and the value.
     package struct Problem {
@@ -53,16 +59,27 @@ package struct StoredValueCheck: Sendable {
             }
         }
         self.columns = columns
+        ordinals = columns.map(\.ordinal)
+        kinds = columns.map(\.kind)
+        triesConversion = columns.map { $0.reads != nil }
     }
 
     /// The first value of `values` (by ordinal) its property cannot read.
     @inline(__always)
     package func firstProblem(in values: UnsafeMutableBufferPointer<StoredValue>) -> Problem? {
-        for column in columns {
-            if column.reads == nil, values[column.ordinal].kind == column.kind { continue }
-            if !readable(values[column.ordinal], column) { return Problem(ordinal: column.ordinal, value: values[column.ordinal]) }
+        let count = ordinals.count
+        return ordinals.withUnsafeBufferPointer { ordinals in
+            kinds.withUnsafeBufferPointer { kinds in
+                triesConversion.withUnsafeBufferPointer { triesConversion in
+                    for index in 0..<count where triesConversion[index] || !values[ordinals[index]].has(kinds[index]) {
+                        if !readable(values[ordinals[index]], columns[index]) {
+                            return Problem(ordinal: ordinals[index], value: values[ordinals[index]])
+                        }
+                    }
+                    return nil
+                }
+            }
         }
-        return nil
     }
 
     /// ``firstProblem(in:)`` for values in an array.
@@ -116,6 +133,18 @@ package struct StoredValueReader: @unchecked Sendable {
 }
 
 extension StoredValue {
+    /// Whether the value is of storage class `kind` (never for `.null`).
+    @inline(__always)
+    func has(_ kind: Kind) -> Bool {
+        switch self {
+        case .integer: kind == .integer
+        case .real: kind == .real
+        case .text: kind == .text
+        case .blob: kind == .blob
+        case .null: false
+        }
+    }
+
     /// The value's storage class; `.null` has none and matches no column's.
     var kind: Kind? {
         switch self {

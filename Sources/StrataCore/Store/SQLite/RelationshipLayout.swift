@@ -76,6 +76,23 @@ package struct RelationshipLayout: Sendable {
 
     package static func positionColumn(forToOne name: String) -> String { "_order_\(name)" }
 
+    /// The statements that create a join table (unquoted name) between the
+    /// tables of `source` and `target`, and its index by target.
+    package static func createJoinTableSQL(_ name: String, source: String, target: String) -> [String] {
+        let table = quote(name)
+        return [
+            """
+            CREATE TABLE \(table) (\
+            "source" INTEGER NOT NULL REFERENCES \(quote(source))(pk) ON DELETE CASCADE, \
+            "target" INTEGER NOT NULL REFERENCES \(quote(target))(pk) ON DELETE CASCADE, \
+            "source_position" INTEGER NOT NULL DEFAULT 0, \
+            "target_position" INTEGER NOT NULL DEFAULT 0, \
+            PRIMARY KEY ("source", "target")) WITHOUT ROWID
+            """,
+            "CREATE INDEX \(quote(name + "_target")) ON \(table)(\"target\", \"target_position\")",
+        ]
+    }
+
     package static func joinTableName(entity: String, relationship: String) -> String {
         "_strata_join_\(entity)_\(relationship)"
     }
@@ -144,17 +161,7 @@ package struct RelationshipLayout: Sendable {
                         """,
                     deleteSQL: "DELETE FROM \(table) WHERE \(owner) = ? AND \(member) = ?"))
                 if isCanonical {
-                    let targetTable = destinationTable
-                    joinTableStatements.append("""
-                        CREATE TABLE \(table) (\
-                        "source" INTEGER NOT NULL REFERENCES \(quote(entity.name))(pk) ON DELETE CASCADE, \
-                        "target" INTEGER NOT NULL REFERENCES \(targetTable)(pk) ON DELETE CASCADE, \
-                        "source_position" INTEGER NOT NULL DEFAULT 0, \
-                        "target_position" INTEGER NOT NULL DEFAULT 0, \
-                        PRIMARY KEY ("source", "target")) WITHOUT ROWID
-                        """)
-                    let index = quote(join.table + "_target")
-                    joinTableStatements.append("CREATE INDEX \(index) ON \(table)(\"target\", \"target_position\")")
+                    joinTableStatements += Self.createJoinTableSQL(join.table, source: entity.name, target: destination.name)
                 }
             }
         }

@@ -22,7 +22,7 @@ extension SQLiteStore {
         }
         let metadata = StoreMetadata(
             storeIdentifier: UUID().uuidString, formatVersion: StoreMetadata.formatVersion,
-            fingerprint: schema.fingerprint, schema: schema.summary)
+            fingerprint: schema.fingerprint, schema: schema.summary, version: schema.version)
         try metadata.write(db)
         return metadata.storeIdentifier
     }

@@ -34,7 +34,7 @@ package final class SQLiteStore: PersistentStore {
     let ownCommitCount = Atomic<Int>(0)
     /// The watch for other writers' commits, when remote change notifications are on.
     let remoteState = Locked(RemoteChangeState())
-    let writer: any DatabaseWriter
+    let writer: StoreDatabase
     let observers = StoreObservers()
     let layout: StoreLayout
     static let logger = Logger(label: "strata")
@@ -43,8 +43,13 @@ package final class SQLiteStore: PersistentStore {
     ///
     /// A file that is not SQLite throws `.corruptStore`; a store with another schema
     /// throws `.incompatibleStore`. In both cases the file is not modified.
+    ///
+    /// With `migration`, a file written with another schema is migrated to
+    /// `schema` first (see ``migrate(fileAt:from:steps:options:)``); without,
+    /// it is refused with `.incompatibleStore` listing the differences.
     package init(
-        location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions()
+        location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions(),
+        migration: MigrationPlanning? = nil
     ) throws(StrataError) {
         self.schema = schema
         self.location = location
@@ -56,12 +61,12 @@ package final class SQLiteStore: PersistentStore {
             switch location {
             case .inMemory:
                 let queue = try DatabaseQueue(configuration: Self.configuration(readOnly: false))
-                writer = queue
+                writer = StoreDatabase(queue)
                 identifier = try queue.write { db in try Self.createSchema(db, schema: schema, layout: layout) }
             case .file(let url):
                 // Nothing opens the file for writing before it passed every check.
                 let finding = try StoreFileInspection(url: url)
-                    .examine(schema: schema, readOnly: readOnly, verifiesIntegrity: options.verifiesIntegrity)
+                    .examine(readOnly: readOnly, verifiesIntegrity: options.verifiesIntegrity)
                 switch finding {
                 case .missing:
                     if readOnly {
@@ -69,10 +74,18 @@ package final class SQLiteStore: PersistentStore {
                     }
                     try Self.createFile(at: url, permissions: options.filePermissions)
                     let pool = try Self.openPool(at: url)
-                    writer = pool
+                    writer = StoreDatabase(pool)
                     identifier = try Self.createOrAdopt(pool, schema: schema, layout: layout, fileName: url.lastPathComponent)
-                case .store(let existing, _):
-                    writer = readOnly ? try Self.openReadOnly(at: url) : try Self.openPool(at: url)
+                case .store(let existing, let metadata):
+                    if !metadata.matches(schema) {
+                        guard let migration, !readOnly else {
+                            try metadata.check(against: schema, fileName: url.lastPathComponent, readOnly: readOnly)
+                            throw StrataError(.incompatibleStore, "\(url.lastPathComponent) was written with another schema")
+                        }
+                        let steps = try migration(metadata.schema, metadata.version)
+                        try Self.migrate(fileAt: url, from: metadata, steps: steps, options: options)
+                    }
+                    writer = StoreDatabase(readOnly ? try Self.openReadOnly(at: url) : try Self.openPool(at: url))
                     identifier = existing
                     try upgradeFormatIfNeeded()
                 }
@@ -83,6 +96,21 @@ package final class SQLiteStore: PersistentStore {
         } catch {
             throw Self.translate(error, whileOpening: location)
         }
+    }
+
+    /// A store over a migration's connection, inside its transaction: what
+    /// the contexts of a custom migration stage read and save through.
+    init(migrating db: Database, url: URL, schema: Schema, identifier: String, options: StoreOptions) throws {
+        self.schema = schema
+        self.location = .file(url)
+        self.isReadOnly = false
+        var options = options
+        options.remoteChangeNotifications = false
+        self.options = options
+        self.layout = StoreLayout(schema: schema)
+        self.identifier = identifier
+        self.writer = StoreDatabase(migrating: db)
+        try prepareHistoryTables()
     }
 
     static func configuration(readOnly: Bool) -> Configuration {
@@ -154,11 +182,11 @@ package final class SQLiteStore: PersistentStore {
     package func close() throws(StrataError) {
         stopWatchingRemoteChanges()
         do {
-            if let pool = writer as? DatabasePool {
+            if let pool = writer.writer as? DatabasePool {
                 if !isReadOnly { _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
                 try pool.close()
             }
-            if let queue = writer as? DatabaseQueue { try queue.close() }
+            if let queue = writer.writer as? DatabaseQueue { try queue.close() }
         } catch {
             throw Self.translate(error)
         }

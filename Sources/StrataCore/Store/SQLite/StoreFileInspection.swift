@@ -9,7 +9,7 @@ import GRDBSQLite
 /// it was found.
 ///
 /// ```swift
-/// switch try StoreFileInspection(url: url).examine(schema: schema, readOnly: false, verifiesIntegrity: true) {
+/// switch try StoreFileInspection(url: url).examine(readOnly: false, verifiesIntegrity: true) {
 /// case .missing: …                 // create a new store
 /// case .store(let identifier): …   // open it
 /// }
@@ -18,7 +18,7 @@ struct StoreFileInspection {
     enum Finding {
         /// No store yet: no file, or an empty one.
         case missing
-        /// A Strata store of this schema, with this identifier.
+        /// A Strata store this version can open, with this identifier and metadata.
         case store(identifier: String, metadata: StoreMetadata)
     }
 
@@ -26,7 +26,7 @@ struct StoreFileInspection {
 
     var fileName: String { url.lastPathComponent }
 
-    func examine(schema: Schema, readOnly: Bool, verifiesIntegrity: Bool) throws(StrataError) -> Finding {
+    func examine(readOnly: Bool, verifiesIntegrity: Bool) throws(StrataError) -> Finding {
         let path = url.path
         try refuseDanglingLink()
         guard FileManager.default.fileExists(atPath: path) else { return .missing }
@@ -59,13 +59,8 @@ struct StoreFileInspection {
             let pairs = try strings(connection, "SELECT key, value FROM \(StoreLayout.metadataTable)", columns: 2)
             for pair in stride(from: 0, to: pairs.count - 1, by: 2) { values[pairs[pair]] = pairs[pair + 1] }
             let metadata = try StoreMetadata(values)
-            do {
-                try metadata.check(against: schema, fileName: fileName, readOnly: readOnly)
-            } catch let error as StrataError {
-                throw error
-            } catch {
-                throw StrataError(.incompatibleStore, "\(fileName) cannot be opened: \(error)")
-            }
+            // The schema is compared by the caller, which may migrate it.
+            try metadata.checkFormat(fileName: fileName, readOnly: readOnly)
             return .store(identifier: metadata.storeIdentifier, metadata: metadata)
         }
     }

@@ -13,6 +13,8 @@ package struct StoreMetadata: Sendable {
     package var formatVersion: Int
     package var fingerprint: String
     package var schema: SchemaSummary
+    /// The version of the schema the store was written with, when it had one.
+    package var version: Schema.Version?
 
     package static func read(_ db: Database) throws -> StoreMetadata {
         let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreLayout.metadataTable)")
@@ -28,14 +30,16 @@ package struct StoreMetadata: Sendable {
               let schema = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
             throw StrataError(.corruptStore, "The store's metadata is incomplete")
         }
-        self.init(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema)
+        self.init(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema,
+                  version: values["versionIdentifier"].flatMap(Schema.Version.init))
     }
 
-    init(storeIdentifier: String, formatVersion: Int, fingerprint: String, schema: SchemaSummary) {
+    init(storeIdentifier: String, formatVersion: Int, fingerprint: String, schema: SchemaSummary, version: Schema.Version? = nil) {
         self.storeIdentifier = storeIdentifier
         self.formatVersion = formatVersion
         self.fingerprint = fingerprint
         self.schema = schema
+        self.version = version
     }
 
     package func write(_ db: Database) throws {
@@ -49,10 +53,30 @@ package struct StoreMetadata: Sendable {
                 sql: "INSERT OR REPLACE INTO \(StoreLayout.metadataTable) (key, value) VALUES (?, ?)",
                 arguments: [key, value])
         }
+        if let version {
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(StoreLayout.metadataTable) (key, value) VALUES ('versionIdentifier', ?)",
+                arguments: [version.description])
+        } else {
+            try db.execute(sql: "DELETE FROM \(StoreLayout.metadataTable) WHERE key = 'versionIdentifier'")
+        }
     }
 
     /// Throws `.incompatibleStore` listing the differences when the schemas differ.
     package func check(against current: Schema, fileName: String, readOnly: Bool = false) throws {
+        try checkFormat(fileName: fileName, readOnly: readOnly)
+        guard fingerprint != current.fingerprint else { return }
+        let differences = SchemaDifference.between(stored: schema, current: current.summary)
+        guard !differences.isEmpty else { return }
+        throw StrataError(
+            .incompatibleStore,
+            "\(fileName) was written with a different schema; it was left untouched. Differences: "
+                + differences.map(\.description).joined(separator: "; "))
+    }
+
+    /// Throws `.incompatibleStore` when this version of Strata cannot open the
+    /// store's format (as it is, or read-only).
+    package func checkFormat(fileName: String, readOnly: Bool = false) throws(StrataError) {
         guard formatVersion <= Self.formatVersion else {
             throw StrataError(.incompatibleStore, "\(fileName) was written by a newer version of Strata (format \(formatVersion))")
         }
@@ -66,12 +90,10 @@ package struct StoreMetadata: Sendable {
                 .incompatibleStore,
                 "\(fileName) was written by an earlier version of Strata (format \(formatVersion)) and must be opened writable once to be upgraded; it was left untouched")
         }
-        guard fingerprint != current.fingerprint else { return }
-        let differences = SchemaDifference.between(stored: schema, current: current.summary)
-        guard !differences.isEmpty else { return }
-        throw StrataError(
-            .incompatibleStore,
-            "\(fileName) was written with a different schema; it was left untouched. Differences: "
-                + differences.map(\.description).joined(separator: "; "))
+    }
+
+    /// Whether the store's schema is `current` (nothing to migrate).
+    package func matches(_ current: Schema) -> Bool {
+        fingerprint == current.fingerprint || SchemaDifference.between(stored: schema, current: current.summary).isEmpty
     }
 }

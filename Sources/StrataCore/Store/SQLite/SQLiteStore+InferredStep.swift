@@ -1,0 +1,203 @@
+import Foundation
+import GRDB
+
+/// Carrying out an ``InferredMigration`` on a SQLite store: tables whose stored
+/// shape changed are rebuilt (a new table filled with one `INSERT … SELECT`,
+/// the old one dropped, the new one renamed), so no row passes through memory;
+/// tables that did not change are left alone. Runs inside the migration's
+/// transaction, with foreign keys off (SQLite's own procedure for changing a
+/// table), and the caller checks foreign keys before it commits.
+extension SQLiteStore {
+    static func apply(_ step: InferredMigration, from stored: SchemaSummary, to schema: Schema, in db: Database) throws {
+        let layout = StoreLayout(schema: schema)
+        var tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        let joinTablesBefore = tables.filter { $0.hasPrefix("_strata_join_") }
+        var joinTablesKept = Set<String>()
+
+        // Pairs first: a one-to-many becoming many-to-many reads the member
+        // table's old foreign-key column before that table is rebuilt.
+        for join in step.joins {
+            let owner = schema.entities[join.ownerEntity]
+            let destination = schema.entities[owner.destinationIndexByOrdinal[join.ordinal]]
+            let name = RelationshipLayout.joinTableName(entity: owner.name, relationship: owner.properties[join.ordinal].name)
+            let create = RelationshipLayout.createJoinTableSQL(name, source: owner.name, target: destination.name)
+            switch join.source {
+            case .pairs(let entity, let relationship, let swapped):
+                let old = RelationshipLayout.joinTableName(entity: entity, relationship: relationship)
+                guard tables.contains(old) else {
+                    for statement in create { try db.execute(sql: statement) }
+                    break
+                }
+                if old == name, !swapped {
+                    joinTablesKept.insert(name)
+                    break
+                }
+                let staging = "_strata_migrating_" + name
+                try db.execute(sql: create[0].replacingOccurrences(of: "CREATE TABLE \(quote(name))", with: "CREATE TABLE \(quote(staging))"))
+                let columns = swapped
+                    ? #""target", "source", "target_position", "source_position""#
+                    : #""source", "target", "source_position", "target_position""#
+                try db.execute(sql: """
+                    INSERT INTO \(quote(staging)) ("source", "target", "source_position", "target_position") \
+                    SELECT \(columns) FROM \(quote(old))
+                    """)
+                try db.execute(sql: "DROP TABLE \(quote(old))")
+                tables.remove(old)
+                try db.execute(sql: "ALTER TABLE \(quote(staging)) RENAME TO \(quote(name))")
+                try db.execute(sql: create[1])
+                joinTablesKept.insert(name)
+            case .foreignKey(let member, let toOne):
+                for statement in create { try db.execute(sql: statement) }
+                let position = RelationshipLayout.positionColumn(forToOne: toOne)
+                let hasPosition = try db.columns(in: member).contains { $0.name == position }
+                try db.execute(sql: """
+                    INSERT INTO \(quote(name)) ("source", "target", "source_position", "target_position") \
+                    SELECT \(quote(toOne)), pk, \(hasPosition ? "COALESCE(\(quote(position)), 0)" : "0"), 0 \
+                    FROM \(quote(member)) WHERE \(quote(toOne)) IS NOT NULL
+                    """)
+            case .ownerToOne(let toOne):
+                // Each owner had one member; the member's list kept its order in the owner's position column.
+                for statement in create { try db.execute(sql: statement) }
+                let position = RelationshipLayout.positionColumn(forToOne: toOne)
+                let hasPosition = try db.columns(in: owner.name).contains { $0.name == position }
+                try db.execute(sql: """
+                    INSERT INTO \(quote(name)) ("source", "target", "source_position", "target_position") \
+                    SELECT pk, \(quote(toOne)), 0, \(hasPosition ? "COALESCE(\(quote(position)), 0)" : "0") \
+                    FROM \(quote(owner.name)) WHERE \(quote(toOne)) IS NOT NULL
+                    """)
+            case .none:
+                if tables.contains(name) { try db.execute(sql: "DROP TABLE \(quote(name))") }
+                for statement in create { try db.execute(sql: statement) }
+            }
+            joinTablesKept.insert(name)
+        }
+        for table in joinTablesBefore.subtracting(joinTablesKept) where tables.contains(table) {
+            try db.execute(sql: "DROP TABLE \(quote(table))")
+        }
+
+        for entityStep in step.entities {
+            let entity = schema.entities[entityStep.entityIndex]
+            try migrate(entity, entityStep, schema: schema, layout: layout, tables: tables, in: db)
+        }
+        for name in step.removedEntities {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(quote(name))")
+            try db.execute(sql: "DELETE FROM \(StoreLayout.sequenceTable) WHERE entity = ?", arguments: [name])
+        }
+    }
+
+    private static func migrate(
+        _ entity: EntityDescription, _ step: InferredMigration.EntityStep, schema: Schema, layout: StoreLayout,
+        tables: Set<String>, in db: Database
+    ) throws {
+        let positions = layout.relationships.positionColumns[entity.index]
+        let create = createTableSQL(entity, schema: schema, positionColumns: positions)
+        let indexes = indexSQL(entity, orderedColumns: layout.relationships.orderedIndexColumns[entity.index])
+        guard let source = step.source, tables.contains(source) else {
+            try db.execute(sql: create)
+            try createIndexes(indexes, of: entity, in: db)
+            return
+        }
+        let storedSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [source])
+        let copiesEveryColumn = step.columns.allSatisfy { ordinal, column in
+            column == .column(entity.properties[ordinal].name, .none, whenNull: nil)
+        }
+        if source == entity.name, storedSQL == create, copiesEveryColumn {
+            // The table is as it was: only its indexes may differ.
+            let stored = Set(try String.fetchAll(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE '\\_strata\\_%' ESCAPE '\\'",
+                arguments: [source]))
+            guard stored != Set(indexes) else { return }
+            for name in try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE '\\_strata\\_%' ESCAPE '\\'",
+                arguments: [source]) {
+                try db.execute(sql: "DROP INDEX \(quote(name))")
+            }
+            try createIndexes(indexes, of: entity, in: db)
+            return
+        }
+
+        let staging = "_strata_migrating_" + entity.name
+        try db.execute(sql: create.replacingOccurrences(
+            of: "CREATE TABLE \(quote(entity.name)) (", with: "CREATE TABLE \(quote(staging)) ("))
+        let storedColumns = Set(try db.columns(in: source).map(\.name))
+        var targets = ["pk", StoreLayout.versionColumn]
+        var expressions = ["pk", StoreLayout.versionColumn]
+        var arguments: [StoredValue] = []
+        for ordinal in entity.columnOrdinals {
+            targets.append(quote(entity.properties[ordinal].name))
+            expressions.append(expression(for: step.columns[ordinal] ?? .null, storedColumns: storedColumns, arguments: &arguments))
+        }
+        for ordinal in schema.orderedToOneOrdinals(of: entity.index) {
+            let name = entity.properties[ordinal].name
+            targets.append(quote(RelationshipLayout.positionColumn(forToOne: name)))
+            let was = step.toOneSources[ordinal].map(RelationshipLayout.positionColumn(forToOne:))
+            expressions.append(was.flatMap { storedColumns.contains($0) ? quote($0) : nil } ?? "NULL")
+        }
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO \(quote(staging)) (\(targets.joined(separator: ", "))) \
+            SELECT \(expressions.joined(separator: ", ")) FROM \(quote(source))
+            """)
+        // The raw statement borrows the handle `statement` owns.
+        try withExtendedLifetime(statement) {
+            let copy = RawStatement(statement, in: db)
+            copy.bind(arguments)
+            try copy.execute()
+        }
+        try db.execute(sql: "DROP TABLE \(quote(source))")
+        try db.execute(sql: "ALTER TABLE \(quote(staging)) RENAME TO \(quote(entity.name))")
+        try createIndexes(indexes, of: entity, in: db)
+    }
+
+    /// The SQL that reads a new column from the stored row.
+    private static func expression(
+        for source: InferredMigration.ColumnSource, storedColumns: Set<String>, arguments: inout [StoredValue]
+    ) -> String {
+        switch source {
+        case .null:
+            return "NULL"
+        case .value(let value):
+            arguments.append(value)
+            return "?"
+        case .column(let name, let conversion, let whenNull):
+            guard storedColumns.contains(name) else { return "NULL" }
+            var sql = quote(name)
+            switch conversion {
+            case .none: break
+            case .toReal: sql = "CAST(\(sql) AS REAL)"
+            case .toText: sql = "CAST(\(sql) AS TEXT)"
+            case .boolToText: sql = "CASE WHEN \(sql) IS NULL THEN NULL WHEN \(sql) THEN 'true' ELSE 'false' END"
+            }
+            if let whenNull {
+                arguments.append(whenNull)
+                sql = "COALESCE(\(sql), ?)"
+            }
+            return sql
+        }
+    }
+
+    /// Creates an entity's indexes; a uniqueness constraint that stored rows
+    /// break fails with the rows named.
+    private static func createIndexes(_ statements: [String], of entity: EntityDescription, in db: Database) throws {
+        for statement in statements {
+            do {
+                try db.execute(sql: statement)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw StrataError(
+                    .migrationFailed,
+                    "\(entity.name) has rows that break a uniqueness constraint the new schema adds: \(try duplicates(statement, entity: entity, in: db))",
+                    entityName: entity.name, underlyingError: error)
+            }
+        }
+    }
+
+    /// The keys of the first rows that share the columns of a unique index.
+    private static func duplicates(_ indexStatement: String, entity: EntityDescription, in db: Database) throws -> String {
+        guard let open = indexStatement.lastIndex(of: "("), let close = indexStatement.lastIndex(of: ")") else { return "" }
+        let columns = String(indexStatement[indexStatement.index(after: open)..<close])
+        let groups = try String.fetchAll(db, sql: """
+            SELECT \(columns.replacingOccurrences(of: ", ", with: " || ', ' || ")) || ': keys ' || group_concat(pk, ', ') \
+            FROM \(quote(entity.name)) GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 5
+            """)
+        return "(\(columns)) " + groups.joined(separator: "; ")
+    }
+}

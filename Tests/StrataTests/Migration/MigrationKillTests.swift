@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+import Strata
+import StrataTestModels
+import Testing
+
+@Suite("Migrations killed part way")
+struct MigrationKillTests {
+    /// The writer executable built beside the test bundle.
+    private func writerURL() throws -> URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata-test-writer") }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
+    }
+
+    @Test func aProcessKilledWhileMigratingLeavesEveryRowUnderOneSchemaOrTheOther() async throws {
+        let directory = TemporaryDirectory()
+        let base = directory.file("Base.sqlite")
+        let rows = 60_000
+        let v1 = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV1.self))
+        v1.storeDescriptions = [StoreDescription(url: base)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            for number in 0..<rows { context.insert(VictimV1.Entry(name: "entry \(number)", number: number)) }
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+        let expectedSum = (0..<rows).reduce(0, +)
+
+        var rolledBack = 0, completed = 0
+        for attempt in 0..<8 {
+            let store = directory.file("Victim-\(attempt).sqlite")
+            try FileManager.default.copyItem(at: base, to: store)
+            let process = Process()
+            process.executableURL = try writerURL()
+            process.arguments = ["migrate", store.path]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            // Wait for the child to start loading, then kill it a little later each time.
+            _ = output.fileHandleForReading.availableData
+            try await Task.sleep(for: .milliseconds(5 + attempt * 25))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let queue = try DatabaseQueue(path: store.path)
+            let (version, integrity) = try await queue.read { db in
+                (try String.fetchOne(db, sql: "SELECT value FROM _strata_metadata WHERE key = 'versionIdentifier'"),
+                 try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+            }
+            try queue.close()
+            #expect(integrity == ["ok"])
+            if version == "2.0.0" {
+                completed += 1
+                let container = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))
+                container.storeDescriptions = [StoreDescription(url: store)]
+                try await container.loadPersistentStores()
+                let entries = try container.perform { try $0.fetch(FetchRequest<VictimV2.Entry>()) }
+                #expect(entries.count == rows)
+                #expect(entries.reduce(0) { $0 + Int($1.number) } == expectedSum)
+                #expect(entries.allSatisfy { $0.note == "migrated" && $0.title.hasPrefix("entry ") })
+            } else {
+                rolledBack += 1
+                let container = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV1.self))
+                container.storeDescriptions = [StoreDescription(url: store)]
+                try await container.loadPersistentStores()
+                let entries = try container.perform { try $0.fetch(FetchRequest<VictimV1.Entry>()) }
+                #expect(entries.count == rows)
+                #expect(entries.reduce(0) { $0 + $1.number } == expectedSum)
+            }
+        }
+        #expect(rolledBack + completed == 8)
+    }
+}

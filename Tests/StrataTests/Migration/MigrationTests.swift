@@ -1,0 +1,268 @@
+import Foundation
+import GRDB
+import Strata
+import Testing
+
+/// Opens `url` with a versioned schema (and plan), as the app of that version would.
+private func open(
+    _ url: URL, _ version: any VersionedSchema.Type, plan: (any SchemaMigrationPlan.Type)? = nil,
+    configure: (inout StoreDescription) -> Void = { _ in }
+) async throws -> PersistentContainer {
+    let container = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: version), migrationPlan: plan)
+    var description = StoreDescription(url: url)
+    configure(&description)
+    container.storeDescriptions = [description]
+    try await container.loadPersistentStores()
+    return container
+}
+
+/// A closed version-1 store with two folders and `count` notes; returns the notes' keys by title.
+private func versionOneStore(_ url: URL, count: Int = 6) async throws -> [String: Int64] {
+    let container = try await open(url, NotesV1.self)
+    let keys = try container.perform { context in
+        let work = NotesV1.Folder(name: "work"), home = NotesV1.Folder(name: "home")
+        context.insert(work)
+        context.insert(home)
+        var notes: [NotesV1.Note] = []
+        for index in 0..<count {
+            let note = NotesV1.Note(title: "note \(index)", body: "body of note \(index)")
+            context.insert(note)
+            (index % 2 == 0 ? work : home).notes.append(note)
+            notes.append(note)
+        }
+        // An order that is not key order, to see it kept.
+        work.notes.reverse()
+        try context.save()
+        return Dictionary(uniqueKeysWithValues: notes.map { ($0.title, $0.objectID.primaryKey ?? 0) })
+    }
+    try container.persistentStoreCoordinator.close()
+    return keys
+}
+
+@Suite("Migrating a schema")
+struct MigrationTests {
+    @Test func anInferredMigrationRenamesAddsWithDefaultsAndKeepsKeysAndRelationships() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        let keys = try await versionOneStore(url)
+
+        let container = try await open(url, NotesV2.self)
+        try container.perform { context in
+            let notes = try context.fetch(FetchRequest<NotesV2.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            #expect(notes.count == 6)
+            for note in notes {
+                #expect(note.text == "body of \(note.title)")
+                #expect(note.priority == 3)
+                #expect(note.pinnedAt == nil)
+                #expect(note.objectID.primaryKey == keys[note.title])
+            }
+            let work = try #require(try context.fetch(FetchRequest<NotesV2.Folder>(predicate: #Predicate { $0.name == "work" })).first)
+            #expect(work.notes.map(\.title) == ["note 4", "note 2", "note 0"])
+            // The migrated store takes new saves.
+            context.insert(NotesV2.Note(title: "new", text: "after"))
+            try context.save()
+        }
+        try container.persistentStoreCoordinator.close()
+        // And opens again without migrating.
+        let again = try await open(url, NotesV2.self)
+        #expect(try again.perform { try $0.count(for: FetchRequest<NotesV2.Note>()) } == 7)
+    }
+
+    @Test func aPlanRunsEveryStageFromTheStoresVersionInOneLoad() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        _ = try await versionOneStore(url)
+        let container = try await open(url, NotesV3.self, plan: NotesPlan.self)
+        let words = try container.perform { context in
+            try context.fetch(FetchRequest<NotesV3.Note>()).map { ($0.text, $0.words, $0.priority) }
+        }
+        #expect(words.count == 6)
+        #expect(words.allSatisfy { $0.0.hasPrefix("body of note") && $0.1 == 4 && $0.2 == 3 })
+    }
+
+    @Test func aFailingStageLeavesTheStoreExactlyAsItWas() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        _ = try await versionOneStore(url)
+        // Bring it to version 2 first, so the failing stage has a store to start from.
+        try await open(url, NotesV2.self).persistentStoreCoordinator.close()
+        let rowsBefore = try rows(url)
+
+        let error = await #expect(throws: StrataError.self) { _ = try await open(url, NotesV3.self, plan: FailingPlan.self) }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("2.0.0 → 3.0.0") == true)
+        #expect(try rows(url) == rowsBefore)
+        let old = try await open(url, NotesV2.self)
+        #expect(try old.perform { try $0.fetch(FetchRequest<NotesV2.Note>()).allSatisfy { $0.text != "changed" } })
+    }
+
+    @Test func aChangeThatCannotBeInferredIsRefusedNamingEveryPropertyAndTouchesNothing() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Refused.sqlite")
+        let container = try PersistentContainer(name: "Refused", schema: Schema(RefusedV1.Item.self))
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        try container.perform { context in
+            context.insert(RefusedV1.Item(code: "a", count: 1))
+            try context.save()
+        }
+        try container.persistentStoreCoordinator.close()
+        let before = try Data(contentsOf: url)
+
+        let newer = try PersistentContainer(name: "Refused", schema: Schema(RefusedV2.Item.self))
+        newer.storeDescriptions = [StoreDescription(url: url)]
+        let error = await #expect(throws: StrataError.self) { try await newer.loadPersistentStores() }
+        #expect(error?.code == .incompatibleStore)
+        #expect(error?.message.contains("Item.code changes from string to int") == true)
+        #expect(error?.message.contains("Item.owner is new and required") == true)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func migrationOffRefusesAChangedStore() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        _ = try await versionOneStore(url)
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await open(url, NotesV2.self) { $0.migratesAutomatically = false }
+        }
+        #expect(error?.code == .incompatibleStore)
+        let inference = await #expect(throws: StrataError.self) {
+            _ = try await open(url, NotesV2.self) { $0.infersMappingAutomatically = false }
+        }
+        #expect(inference?.code == .incompatibleStore)
+    }
+
+    @Test func aStoreOfANewerVersionIsNeverMigratedBackwards() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        _ = try await versionOneStore(url)
+        try await open(url, NotesV3.self, plan: NotesPlan.self).persistentStoreCoordinator.close()
+        let before = try rows(url)
+        let error = await #expect(throws: StrataError.self) { _ = try await open(url, NotesV2.self, plan: NotesPlan.self) }
+        #expect(error?.code == .incompatibleStore)
+        #expect(error?.message.contains("newer") == true)
+        #expect(try rows(url) == before)
+    }
+
+    @Test func aStoreOpenElsewhereIsNotMigratedUnderIt() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        _ = try await versionOneStore(url)
+        let first = try await open(url, NotesV1.self)
+        _ = try first.perform { try $0.count(for: FetchRequest<NotesV1.Note>()) }
+
+        let error = await #expect(throws: StrataError.self) { _ = try await open(url, NotesV2.self) }
+        #expect(error?.code == .migrationFailed)
+        #expect(try first.perform { try $0.count(for: FetchRequest<NotesV1.Note>()) } == 6)
+        try first.persistentStoreCoordinator.close()
+        // Once it is closed there, the migration goes ahead.
+        let second = try await open(url, NotesV2.self)
+        #expect(try second.perform { try $0.count(for: FetchRequest<NotesV2.Note>()) } == 6)
+    }
+
+    @Test func aUniquenessConstraintThatStoredRowsBreakFailsNamingThem() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Unique.sqlite")
+        let container = try PersistentContainer(name: "Unique", schema: Schema(RefusedV1.Item.self))
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        try container.perform { context in
+            context.insert(RefusedV1.Item(code: "same", count: 1))
+            context.insert(RefusedV1.Item(code: "same", count: 2))
+            try context.save()
+        }
+        try container.persistentStoreCoordinator.close()
+        let before = try Data(contentsOf: url)
+
+        let unique = try PersistentContainer(name: "Unique", schema: Schema(UniqueV2.Item.self))
+        unique.storeDescriptions = [StoreDescription(url: url)]
+        let error = await #expect(throws: StrataError.self) { try await unique.loadPersistentStores() }
+        #expect(error?.code == .migrationFailed)
+        #expect(error?.message.contains("keys 1, 2") == true)
+        // The refused migration wrote nothing the old schema can tell.
+        let old = try PersistentContainer(name: "Unique", schema: Schema(RefusedV1.Item.self))
+        old.storeDescriptions = [StoreDescription(url: url)]
+        try await old.loadPersistentStores()
+        #expect(try old.perform { try $0.count(for: FetchRequest<RefusedV1.Item>()) } == 2)
+        _ = before
+    }
+
+    @Test func swormsThreeVersionsGiveTheSameStoreInOneLoadAndStepByStep() async throws {
+        let directory = TemporaryDirectory()
+        func versionOne(_ url: URL) async throws {
+            let container = try await open(url, SwormV1.self)
+            try container.perform { context in
+                for id in 0..<10_000 { context.insert(SwormV1.A(id: id, name: "name \(id)")) }
+                try context.save()
+            }
+            try container.persistentStoreCoordinator.close()
+        }
+        func contents(_ container: PersistentContainer) throws -> [String] {
+            try container.perform { context in
+                #expect(try context.count(for: FetchRequest<SwormV3.C>()) == 0)
+                return try context.fetch(FetchRequest<SwormV3.B>(sortBy: [SortDescriptor(\.identifier)])).map { "\($0.identifier) \($0.text)" }
+            }
+        }
+        let once = directory.file("Once.sqlite")
+        try await versionOne(once)
+        let direct = try contents(try await open(once, SwormV3.self, plan: SwormPlan.self))
+
+        let stepwise = directory.file("Stepwise.sqlite")
+        try await versionOne(stepwise)
+        try await open(stepwise, SwormV2.self, plan: SwormPlanToV2.self).persistentStoreCoordinator.close()
+        let stepped = try contents(try await open(stepwise, SwormV3.self, plan: SwormPlan.self))
+
+        #expect(direct.count == 10_000)
+        #expect(direct.first == "0.0 NAME 0")
+        #expect(direct.last == "4999.5 NAME 9999")
+        #expect(direct == stepped)
+    }
+
+    /// Every row of every table, as text.
+    private func rows(_ url: URL) throws -> [String] {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var result: [String] = []
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") { result.append("\(table) \(row)") }
+            }
+            return result
+        }
+    }
+}
+
+enum RefusedV1 {
+    @Model final class Item {
+        var code: String
+        var count: Int
+        init(code: String, count: Int) {
+            self.code = code
+            self.count = count
+        }
+    }
+}
+
+enum RefusedV2 {
+    @Model final class Item {
+        var code: Int
+        var count: Int
+        var owner: String
+        init(code: Int, count: Int, owner: String) {
+            self.code = code
+            self.count = count
+            self.owner = owner
+        }
+    }
+}
+
+enum UniqueV2 {
+    @Model final class Item {
+        @Attribute(.unique) var code: String
+        var count: Int
+        init(code: String, count: Int) {
+            self.code = code
+            self.count = count
+        }
+    }
+}
