@@ -12,7 +12,7 @@ struct ReliabilityRecord {
         var text = """
             # Reliability
 
-            What `swift run -c release strata-reliability full --report RELIABILITY.md` measured
+            What `strata-reliability full --report RELIABILITY.md` measured (\(Self.build) build)
             on \(Self.machine()), \(Self.day(started)) (seed \(seed), \(minutes) minutes).
             `swift run strata-reliability quick` runs the same trials, smaller, in CI. What each
             trial does is described in `Reliability/`; the ThreadSanitizer run is
@@ -36,6 +36,12 @@ struct ReliabilityRecord {
         }
         return text
     }
+
+    #if DEBUG
+    static let build = "debug"
+    #else
+    static let build = "release"
+    #endif
 
     static func day(_ date: Date) -> String {
         let formatter = DateFormatter()

@@ -80,7 +80,8 @@ extension PersistentContainer {
                 let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
                 store = try SQLiteStore(
                     location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,
-                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) })
+                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
+                    migrationProgress: migrationProgress)
             }
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))

@@ -28,6 +28,7 @@ public final class PersistentContainer: Sendable {
         var storeDescriptions: [StoreDescription]
         var cleanUpAfterExecution = true
         var logError: (@Sendable (any Error) -> Void)?
+        var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
     }
 
     private static let directoryOverride = Locked<URL?>(nil)
@@ -103,6 +104,13 @@ public final class PersistentContainer: Sendable {
     public var cleanUpAfterExecution: Bool {
         get { settings.withLock { $0.cleanUpAfterExecution } }
         set { settings.withLock { $0.cleanUpAfterExecution = newValue } }
+    }
+
+    /// Called as a store migrates while it loads: after each table and each
+    /// stage's code, on the thread that loads the store. Each stage is logged too.
+    public var migrationProgress: (@Sendable (MigrationProgress) -> Void)? {
+        get { settings.withLock { $0.migrationProgress } }
+        set { settings.withLock { $0.migrationProgress = newValue } }
     }
 
     /// Receives every error the container's operations throw (they are rethrown too).

@@ -288,8 +288,16 @@ extension ManagedObjectContext {
                   !typed.persistentBacking.changedOrdinals.isEmpty else { return nil }
             return typed
         }
+        var added = false
         for candidate in candidates where try Self.matches(candidate, request.predicate) {
             results.append(candidate)
+            added = true
+        }
+        if added {
+            // The store breaks ties by primary key, and new objects get keys above
+            // every saved one, in the order they were inserted: put the list in
+            // that order so the sort below (which keeps ties in place) agrees.
+            results.sort { Self.keyOrder($0.objectID.key, $1.objectID.key) }
         }
         if !request.sortBy.isEmpty {
             // Ordered as the store orders (raw values, decimals, collations), so
@@ -297,6 +305,16 @@ extension ManagedObjectContext {
             try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self)).sortKeys(request.sortBy).sort(&results)
         }
         return limited(results, request: request)
+    }
+
+    /// Saved objects by primary key, then unsaved ones in insertion order.
+    private static func keyOrder(_ lhs: ObjectID.Key, _ rhs: ObjectID.Key) -> Bool {
+        switch (lhs, rhs) {
+        case (.permanent(let a), .permanent(let b)): a < b
+        case (.temporary(let a), .temporary(let b)): a < b
+        case (.permanent, .temporary): true
+        case (.temporary, .permanent): false
+        }
     }
 
     /// Whether an unsaved object meets a predicate, evaluated in Swift. An

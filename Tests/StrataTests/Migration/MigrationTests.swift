@@ -39,6 +39,24 @@ private func versionOneStore(_ url: URL, count: Int = 6) async throws -> [String
     return keys
 }
 
+/// A container of one unversioned model over `url`, loaded.
+private func load(_ url: URL, _ model: any PersistentModel.Type) async throws -> PersistentContainer {
+    let container = try PersistentContainer(name: "Items", schema: Schema(model))
+    container.storeDescriptions = [StoreDescription(url: url)]
+    try await container.loadPersistentStores()
+    return container
+}
+
+/// A closed store of `RefusedV1.Item`s with these codes.
+private func itemStore(_ url: URL, codes: [String]) async throws {
+    let container = try await load(url, RefusedV1.Item.self)
+    try container.perform { context in
+        for (index, code) in codes.enumerated() { context.insert(RefusedV1.Item(code: code, count: index)) }
+        try context.save()
+    }
+    try container.persistentStoreCoordinator.close()
+}
+
 @Suite("Migrating a schema")
 struct MigrationTests {
     @Test func anInferredMigrationRenamesAddsWithDefaultsAndKeepsKeysAndRelationships() async throws {
@@ -99,19 +117,10 @@ struct MigrationTests {
     @Test func aChangeThatCannotBeInferredIsRefusedNamingEveryPropertyAndTouchesNothing() async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Refused.sqlite")
-        let container = try PersistentContainer(name: "Refused", schema: Schema(RefusedV1.Item.self))
-        container.storeDescriptions = [StoreDescription(url: url)]
-        try await container.loadPersistentStores()
-        try container.perform { context in
-            context.insert(RefusedV1.Item(code: "a", count: 1))
-            try context.save()
-        }
-        try container.persistentStoreCoordinator.close()
+        try await itemStore(url, codes: ["a"])
         let before = try Data(contentsOf: url)
 
-        let newer = try PersistentContainer(name: "Refused", schema: Schema(RefusedV2.Item.self))
-        newer.storeDescriptions = [StoreDescription(url: url)]
-        let error = await #expect(throws: StrataError.self) { try await newer.loadPersistentStores() }
+        let error = await #expect(throws: StrataError.self) { _ = try await load(url, RefusedV2.Item.self) }
         #expect(error?.code == .incompatibleStore)
         #expect(error?.message.contains("Item.code changes from string to int") == true)
         #expect(error?.message.contains("Item.owner is new and required") == true)
@@ -163,28 +172,14 @@ struct MigrationTests {
     @Test func aUniquenessConstraintThatStoredRowsBreakFailsNamingThem() async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Unique.sqlite")
-        let container = try PersistentContainer(name: "Unique", schema: Schema(RefusedV1.Item.self))
-        container.storeDescriptions = [StoreDescription(url: url)]
-        try await container.loadPersistentStores()
-        try container.perform { context in
-            context.insert(RefusedV1.Item(code: "same", count: 1))
-            context.insert(RefusedV1.Item(code: "same", count: 2))
-            try context.save()
-        }
-        try container.persistentStoreCoordinator.close()
-        let before = try Data(contentsOf: url)
+        try await itemStore(url, codes: ["same", "same"])
 
-        let unique = try PersistentContainer(name: "Unique", schema: Schema(UniqueV2.Item.self))
-        unique.storeDescriptions = [StoreDescription(url: url)]
-        let error = await #expect(throws: StrataError.self) { try await unique.loadPersistentStores() }
+        let error = await #expect(throws: StrataError.self) { _ = try await load(url, UniqueV2.Item.self) }
         #expect(error?.code == .migrationFailed)
         #expect(error?.message.contains("keys 1, 2") == true)
         // The refused migration wrote nothing the old schema can tell.
-        let old = try PersistentContainer(name: "Unique", schema: Schema(RefusedV1.Item.self))
-        old.storeDescriptions = [StoreDescription(url: url)]
-        try await old.loadPersistentStores()
+        let old = try await load(url, RefusedV1.Item.self)
         #expect(try old.perform { try $0.count(for: FetchRequest<RefusedV1.Item>()) } == 2)
-        _ = before
     }
 
     @Test func swormsThreeVersionsGiveTheSameStoreInOneLoadAndStepByStep() async throws {

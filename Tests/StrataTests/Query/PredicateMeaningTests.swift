@@ -80,4 +80,27 @@ struct PredicateMeaningTests {
             #expect(try context.count(for: FetchRequest<Book>(predicate: #Predicate { $0.rating != nil && $0.rating! > 3 })) == 1)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func tiesKeepTheOrderASaveWouldGiveThem(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let first = Book(title: "same", year: 1, rating: 3)
+            context.insert(first)
+            context.insert(Book(title: "other", year: 2))
+            try context.save()
+            // A changed saved object and a new one tie with it on every sort key.
+            first.rating = 1.5
+            context.insert(Book(title: "same", year: 1, rating: 4))
+            let changed = try context.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year < 3 }))
+            let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.title, comparator: .lexical), SortDescriptor(\.year)])
+            let unsaved = try context.fetch(request).map { $0.rating ?? 0 }
+            let unsorted = try context.fetch(FetchRequest<Book>()).map(\.title)
+            try context.save()
+            #expect(try context.fetch(request).map { $0.rating ?? 0 } == unsaved)
+            #expect(try context.fetch(FetchRequest<Book>()).map(\.title) == unsorted)
+            #expect(unsaved == [0, 1.5, 4])
+            #expect(changed.count == 3)
+        }
+    }
 }

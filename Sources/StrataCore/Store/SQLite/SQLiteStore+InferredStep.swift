@@ -8,7 +8,11 @@ import GRDB
 /// transaction, with foreign keys off (SQLite's own procedure for changing a
 /// table), and the caller checks foreign keys before it commits.
 extension SQLiteStore {
-    static func apply(_ step: InferredMigration, from stored: SchemaSummary, to schema: Schema, in db: Database) throws {
+    /// `progress` is called once per join table and per entity, naming it.
+    static func apply(
+        _ step: InferredMigration, from stored: SchemaSummary, to schema: Schema, in db: Database,
+        progress: (String) -> Void = { _ in }
+    ) throws {
         let layout = StoreLayout(schema: schema)
         var tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         let joinTablesBefore = tables.filter { $0.hasPrefix("_strata_join_") }
@@ -70,6 +74,7 @@ extension SQLiteStore {
                 for statement in create { try db.execute(sql: statement) }
             }
             joinTablesKept.insert(name)
+            progress("migrated \(owner.name).\(owner.properties[join.ordinal].name)")
         }
         for table in joinTablesBefore.subtracting(joinTablesKept) where tables.contains(table) {
             try db.execute(sql: "DROP TABLE \(quote(table))")
@@ -78,6 +83,7 @@ extension SQLiteStore {
         for entityStep in step.entities {
             let entity = schema.entities[entityStep.entityIndex]
             try migrate(entity, entityStep, schema: schema, layout: layout, tables: tables, in: db)
+            progress("migrated \(entity.name)")
         }
         for name in step.removedEntities {
             try db.execute(sql: "DROP TABLE IF EXISTS \(quote(name))")

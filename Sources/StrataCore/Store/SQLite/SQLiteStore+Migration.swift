@@ -10,7 +10,10 @@ extension SQLiteStore {
     /// `stored.schema`. Throws `.migrationFailed` naming the step, and leaves
     /// the file as it was; refuses while any other connection, in this process
     /// or another, has the store open.
-    static func migrate(fileAt url: URL, from stored: StoreMetadata, steps: [MigrationStep], options: StoreOptions) throws(StrataError) {
+    static func migrate(
+        fileAt url: URL, from stored: StoreMetadata, steps: [MigrationStep], options: StoreOptions,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) throws(StrataError) {
         guard let target = steps.last?.target else { return }
         let fileName = url.lastPathComponent
         var configuration = configuration(readOnly: false)
@@ -46,7 +49,7 @@ extension SQLiteStore {
                             .corruptStore,
                             "\(fileName) failed SQLite's integrity check before migrating (\(check.prefix(3).joined(separator: "; "))); it was not migrated")
                     }
-                    try run(steps, on: db, url: url, stored: stored, target: target, options: options)
+                    try run(steps, on: db, url: url, stored: stored, target: target, options: options, progress: progress)
                     try db.execute(sql: "COMMIT")
                 } catch {
                     try? db.execute(sql: "ROLLBACK")
@@ -63,7 +66,8 @@ extension SQLiteStore {
     }
 
     private static func run(
-        _ steps: [MigrationStep], on db: Database, url: URL, stored: StoreMetadata, target: Schema, options: StoreOptions
+        _ steps: [MigrationStep], on db: Database, url: URL, stored: StoreMetadata, target: Schema, options: StoreOptions,
+        progress: (@Sendable (MigrationProgress) -> Void)?
     ) throws {
         // Another process may have migrated it between the inspection and the lock.
         let current = try StoreMetadata.read(db)
@@ -71,21 +75,36 @@ extension SQLiteStore {
         guard current.fingerprint == stored.fingerprint else {
             throw StrataError(.migrationFailed, "\(url.lastPathComponent) changed schema while it was being migrated; open it again")
         }
+        // Units: each table or join table a step migrates, and each stage's code.
+        var inferred: [InferredMigration] = []
         var summary = current.schema
         for step in steps {
+            inferred.append(InferredMigration(
+                from: summary, to: step.target, replacesEverything: step.willMigrate != nil || step.didMigrate != nil))
+            summary = step.target.summary
+        }
+        let total = zip(steps, inferred).reduce(0) { sum, pair in
+            sum + pair.1.entities.count + pair.1.joins.count + (pair.0.willMigrate == nil ? 0 : 1) + (pair.0.didMigrate == nil ? 0 : 1)
+        }
+        var completed = 0
+        summary = current.schema
+        for (step, inferred) in zip(steps, inferred) {
+            func advance(_ detail: String) {
+                completed += 1
+                progress?(MigrationProgress(step: step.label, detail: detail, completedUnitCount: completed, totalUnitCount: total))
+            }
             logger.info("Migrating \(url.lastPathComponent): \(step.label)")
             do {
                 if let willMigrate = step.willMigrate, let source = step.source {
                     try willMigrate(try SQLiteStore(migrating: db, url: url, schema: source, identifier: current.storeIdentifier, options: options))
+                    advance("ran willMigrate")
                 }
-                let inferred = InferredMigration(
-                    from: summary, to: step.target, replacesEverything: step.willMigrate != nil || step.didMigrate != nil)
                 guard inferred.problems.isEmpty else {
                     throw StrataError(
                         .incompatibleStore,
                         "The step \(step.label) cannot be inferred: " + inferred.problems.joined(separator: "; "))
                 }
-                try apply(inferred, from: summary, to: step.target, in: db)
+                try apply(inferred, from: summary, to: step.target, in: db, progress: advance)
                 var metadata = current
                 metadata.schema = step.target.summary
                 metadata.fingerprint = step.target.fingerprint
@@ -93,6 +112,7 @@ extension SQLiteStore {
                 try metadata.write(db)
                 if let didMigrate = step.didMigrate {
                     try didMigrate(try SQLiteStore(migrating: db, url: url, schema: step.target, identifier: current.storeIdentifier, options: options))
+                    advance("ran didMigrate")
                 }
                 summary = step.target.summary
             } catch let error as StrataError where error.code == .migrationFailed || error.code == .incompatibleStore {

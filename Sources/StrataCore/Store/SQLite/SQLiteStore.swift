@@ -45,11 +45,11 @@ package final class SQLiteStore: PersistentStore {
     /// throws `.incompatibleStore`. In both cases the file is not modified.
     ///
     /// With `migration`, a file written with another schema is migrated to
-    /// `schema` first (see ``migrate(fileAt:from:steps:options:)``); without,
+    /// `schema` first (see ``migrate(fileAt:from:steps:options:progress:)``); without,
     /// it is refused with `.incompatibleStore` listing the differences.
     package init(
         location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions(),
-        migration: MigrationPlanning? = nil
+        migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
     ) throws(StrataError) {
         self.schema = schema
         self.location = location
@@ -83,7 +83,7 @@ package final class SQLiteStore: PersistentStore {
                             throw StrataError(.incompatibleStore, "\(url.lastPathComponent) was written with another schema")
                         }
                         let steps = try migration(metadata.schema, metadata.version)
-                        try Self.migrate(fileAt: url, from: metadata, steps: steps, options: options)
+                        try Self.migrate(fileAt: url, from: metadata, steps: steps, options: options, progress: migrationProgress)
                     }
                     writer = StoreDatabase(readOnly ? try Self.openReadOnly(at: url) : try Self.openPool(at: url))
                     identifier = existing
