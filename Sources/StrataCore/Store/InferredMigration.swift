@@ -21,6 +21,11 @@ package struct InferredMigration: Sendable {
         case value(StoredValue)
         /// No value.
         case null
+        /// The other key of the stored pair whose `rowIsSource` column is the
+        /// row's key, from the pairs kept under `entity.relationship`: a to-many
+        /// that becomes a to-one. The store fails the step when a row has more
+        /// than one pair (it would drop all but one).
+        case pairedKey(entity: String, relationship: String, rowIsSource: Bool)
     }
 
     /// A lossless change of stored type.
@@ -104,14 +109,19 @@ package struct InferredMigration: Sendable {
                         }
                         columns[ordinal] = .column(stored.name, .none, whenNull: nil)
                         toOneSources[ordinal] = stored.name
-                    case .relationship?:
-                        problems.append("\(entity.name).\(relationship.name) was a to-many relationship and is now to-one, which could drop members")
-                        columns[ordinal] = .null
+                    case .relationship(let stored)?:
+                        if let source = Self.pairedKey(for: stored, of: before, old: old) {
+                            columns[ordinal] = source
+                        } else {
+                            problems.append("\(entity.name).\(relationship.name) was the to-many side of a one-to-many relationship and is now to-one, which could drop members")
+                            columns[ordinal] = .null
+                        }
                     case .attribute?:
                         problems.append("\(entity.name).\(relationship.name) was an attribute and is now a relationship")
                         columns[ordinal] = .null
                     case nil:
-                        columns[ordinal] = .null
+                        // A new to-one whose owner's to-many kept its pairs without an inverse.
+                        columns[ordinal] = Self.pairsOfNewInverse(entity, ordinal, schema: schema, old: old) ?? .null
                     }
                 }
             }
@@ -133,6 +143,11 @@ package struct InferredMigration: Sendable {
                       let before = old[entity.name],
                       case .relationship(let stored)? = Self.storedProperty(for: property, in: before), stored.isToMany,
                       Self.storedInverse(of: stored, owner: before, old: old)?.isToMany != false else { continue }
+                // The members' new to-one takes the pairs (see `pairedKey`), unless it cannot.
+                let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+                let taken = entities.first { $0.entityIndex == destination.index }?.columns[inverse]
+                if case .pairedKey? = taken { continue }
                 problems.append("\(entity.name).\(relationship.name) was many-to-many and is now one-to-many, which could drop pairs")
             }
         }
@@ -213,6 +228,38 @@ package struct InferredMigration: Sendable {
             }
         }
         return nil
+    }
+
+    /// Where a to-one takes its value from the pairs of the stored to-many it
+    /// continues (`stored`, on the same entity): a many-to-many, or a to-many
+    /// without an inverse. Nil for the to-many side of a one-to-many.
+    private static func pairedKey(
+        for stored: RelationshipDescription, of entity: EntitySummary, old: [String: EntitySummary]
+    ) -> ColumnSource? {
+        guard let inverse = storedInverse(of: stored, owner: entity, old: old) else {
+            return .pairedKey(entity: entity.name, relationship: stored.name, rowIsSource: true)
+        }
+        guard inverse.isToMany else { return nil }
+        let rowIsSource = (entity.name, stored.name) <= (stored.destinationEntityName, inverse.name)
+        return rowIsSource
+            ? .pairedKey(entity: entity.name, relationship: stored.name, rowIsSource: true)
+            : .pairedKey(entity: stored.destinationEntityName, relationship: inverse.name, rowIsSource: false)
+    }
+
+    /// A new to-one's values when its inverse to-many kept its pairs in a join
+    /// table of its own (it had no inverse before).
+    private static func pairsOfNewInverse(
+        _ entity: EntityDescription, _ ordinal: Int, schema: Schema, old: [String: EntitySummary]
+    ) -> ColumnSource? {
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        let ownerIndex = entity.destinationIndexByOrdinal[ordinal]
+        guard inverse >= 0, ownerIndex >= 0 else { return nil }
+        let owner = schema.entities[ownerIndex]
+        guard let storedOwner = old[owner.name],
+              case .relationship(let stored)? = storedProperty(for: owner.properties[inverse], in: storedOwner),
+              stored.isToMany, stored.destinationEntityName == entity.name,
+              storedInverse(of: stored, owner: storedOwner, old: old) == nil else { return nil }
+        return .pairedKey(entity: owner.name, relationship: stored.name, rowIsSource: false)
     }
 
     /// The inverse a stored relationship had: the one it named, the one that

@@ -76,14 +76,14 @@ extension SQLiteStore {
             joinTablesKept.insert(name)
             progress("migrated \(owner.name).\(owner.properties[join.ordinal].name)")
         }
-        for table in joinTablesBefore.subtracting(joinTablesKept) where tables.contains(table) {
-            try db.execute(sql: "DROP TABLE \(quote(table))")
-        }
-
         for entityStep in step.entities {
             let entity = schema.entities[entityStep.entityIndex]
             try migrate(entity, entityStep, schema: schema, layout: layout, tables: tables, in: db)
             progress("migrated \(entity.name)")
+        }
+        // Last: a to-many that became a to-one read its pairs from these.
+        for table in joinTablesBefore.subtracting(joinTablesKept) where tables.contains(table) {
+            try db.execute(sql: "DROP TABLE \(quote(table))")
         }
         for name in step.removedEntities {
             try db.execute(sql: "DROP TABLE IF EXISTS \(quote(name))")
@@ -130,12 +130,23 @@ extension SQLiteStore {
         var expressions = ["pk", StoreLayout.versionColumn]
         var arguments: [StoredValue] = []
         for ordinal in entity.columnOrdinals {
+            let column = step.columns[ordinal] ?? .null
+            if case .pairedKey(let owner, let relationship, let rowIsSource) = column {
+                try checkOnePair(entity, ordinal, table: RelationshipLayout.joinTableName(entity: owner, relationship: relationship),
+                                 rowIsSource: rowIsSource, tables: tables, in: db)
+            }
             targets.append(quote(entity.properties[ordinal].name))
-            expressions.append(expression(for: step.columns[ordinal] ?? .null, storedColumns: storedColumns, arguments: &arguments))
+            expressions.append(expression(for: column, table: source, storedColumns: storedColumns, tables: tables, arguments: &arguments))
         }
         for ordinal in schema.orderedToOneOrdinals(of: entity.index) {
             let name = entity.properties[ordinal].name
             targets.append(quote(RelationshipLayout.positionColumn(forToOne: name)))
+            if case .pairedKey(let owner, let relationship, let rowIsSource)? = step.columns[ordinal] {
+                // The owner's order of its members: the pair's position on the owner's side.
+                let join = RelationshipLayout.joinTableName(entity: owner, relationship: relationship)
+                expressions.append(tables.contains(join) ? pairedSQL(join, rowIsSource: rowIsSource, table: source, position: true) : "NULL")
+                continue
+            }
             let was = step.toOneSources[ordinal].map(RelationshipLayout.positionColumn(forToOne:))
             expressions.append(was.flatMap { storedColumns.contains($0) ? quote($0) : nil } ?? "NULL")
         }
@@ -154,13 +165,17 @@ extension SQLiteStore {
         try createIndexes(indexes, of: entity, in: db)
     }
 
-    /// The SQL that reads a new column from the stored row.
+    /// The SQL that reads a new column from the stored row of `table`.
     private static func expression(
-        for source: InferredMigration.ColumnSource, storedColumns: Set<String>, arguments: inout [StoredValue]
+        for source: InferredMigration.ColumnSource, table: String, storedColumns: Set<String>, tables: Set<String>,
+        arguments: inout [StoredValue]
     ) -> String {
         switch source {
         case .null:
             return "NULL"
+        case .pairedKey(let owner, let relationship, let rowIsSource):
+            let join = RelationshipLayout.joinTableName(entity: owner, relationship: relationship)
+            return tables.contains(join) ? pairedSQL(join, rowIsSource: rowIsSource, table: table, position: false) : "NULL"
         case .value(let value):
             arguments.append(value)
             return "?"
@@ -178,6 +193,29 @@ extension SQLiteStore {
                 sql = "COALESCE(\(sql), ?)"
             }
             return sql
+        }
+    }
+
+    /// The other key (or its side's position) of the row's one pair in `join`.
+    private static func pairedSQL(_ join: String, rowIsSource: Bool, table: String, position: Bool) -> String {
+        let (row, other) = rowIsSource ? ("source", "target") : ("target", "source")
+        let column = position ? other + "_position" : other
+        return "(SELECT j.\(quote(column)) FROM \(quote(join)) AS j WHERE j.\(quote(row)) = \(quote(table)).pk)"
+    }
+
+    /// A to-many becoming a to-one keeps every pair only if no row has two.
+    private static func checkOnePair(
+        _ entity: EntityDescription, _ ordinal: Int, table join: String, rowIsSource: Bool, tables: Set<String>, in db: Database
+    ) throws {
+        guard tables.contains(join) else { return }
+        let row = quote(rowIsSource ? "source" : "target")
+        let keys = try Int64.fetchAll(db, sql: "SELECT \(row) FROM \(quote(join)) GROUP BY \(row) HAVING COUNT(*) > 1 LIMIT 5")
+        guard keys.isEmpty else {
+            throw StrataError(
+                .migrationFailed,
+                "\(entity.name).\(entity.properties[ordinal].name) becomes to-one, but rows with keys "
+                    + keys.map(String.init).joined(separator: ", ") + " have more than one; nothing was migrated",
+                entityName: entity.name, propertyName: entity.properties[ordinal].name)
         }
     }
 
