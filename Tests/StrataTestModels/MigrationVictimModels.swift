@@ -1,7 +1,8 @@
 import Strata
 
 // Two versions of one entity, for killing a process in the middle of the
-// migration between them.
+// migration between them. `number` widens to `Double`, so the table is
+// copied row by row rather than changed in place.
 
 public enum VictimV1: VersionedSchema {
     public static let versionIdentifier = Schema.Version(1, 0, 0)
@@ -23,9 +24,9 @@ public enum VictimV2: VersionedSchema {
 
     @Model public final class Entry {
         @Attribute(originalName: "name") public var title: String
-        public var number: Int64
+        public var number: Double
         public var note: String = "migrated"
-        public init(title: String, number: Int64) {
+        public init(title: String, number: Double) {
             self.title = title
             self.number = number
         }

@@ -11,6 +11,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case memoryImport = "memory-import"
     case growth = "growth"
     case upsert = "upsert"
+    case migrate = "migrate"
 
     /// The case number.
     var number: Int {
@@ -25,10 +26,13 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .memoryFetch, .memoryImport: 8
         case .growth: 9
         case .upsert: 10
+        case .migrate: 11
         }
     }
 
     var isMemory: Bool { self == .memoryFetch || self == .memoryImport }
+    /// Cases run in child processes rather than by `Runner`.
+    var runsInChildren: Bool { isMemory || self == .migrate }
 }
 
 /// What one run measures: the sizes and counts behind the cases.
@@ -51,6 +55,8 @@ struct Workload: Sendable {
     /// Fluent's timed runs, without a warm-up: it is slow enough that one run
     /// dwarfs the noise, and more would double the length of the whole suite.
     var fluentRuns = 1
+    /// The store of the migrate case: about 1 GB of blobs and a million rows.
+    var migrate = MigrateContents(blobs: 100, blobBytes: 10_000_000, readings: 1_000_000)
 }
 
 /// One line of the report: a case (or a sub-measure of one) for one library.

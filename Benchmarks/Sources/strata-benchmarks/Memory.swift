@@ -68,12 +68,18 @@ enum MemoryCases {
     /// Runs this executable as a child for one case and parses its report.
     private static func child(_ name: String, library: any BenchLibrary.Type, path: String, workload: Workload) throws
         -> (milliseconds: Double, kib: Int) {
+        try child(name, library: library.name, path: path, extra: ["--memory-rows", String(workload.memoryRows)])
+    }
+
+    /// Runs this executable as a child for one named job and parses its
+    /// `MEMORY <ms> <KiB>` report.
+    static func child(_ name: String, library: String, path: String, extra: [String]) throws
+        -> (milliseconds: Double, kib: Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         process.arguments = [
-            "--memory-child", name, "--library", library.name, "--memory-path", path,
-            "--memory-rows", String(workload.memoryRows),
-        ]
+            "--memory-child", name, "--library", library, "--memory-path", path,
+        ] + extra
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -82,7 +88,7 @@ enum MemoryCases {
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0,
               let line = text.split(separator: "\n").last(where: { $0.hasPrefix("MEMORY ") }) else {
-            throw RawError(message: "memory child \(name) for \(library.name) failed: \(text)")
+            throw RawError(message: "memory child \(name) for \(library) failed: \(text)")
         }
         let fields = line.split(separator: " ")
         return (Double(fields[1]) ?? .nan, Int(fields[2]) ?? -1)

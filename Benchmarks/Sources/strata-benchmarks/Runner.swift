@@ -25,7 +25,7 @@ final class Runner {
         case .backgroundSave: try await backgroundSave()
         case .growth: try await growth()
         case .upsert: try await upsert()
-        case .memoryFetch, .memoryImport: break  // MemoryCases runs these in child processes.
+        case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }
 

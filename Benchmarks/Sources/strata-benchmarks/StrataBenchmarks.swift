@@ -43,6 +43,10 @@ struct StrataBenchmarks: AsyncParsableCommand {
     @Flag(help: "Do not write RESULTS.md and ratios.svg (implied by --case or --library).")
     var noWrite = false
 
+    @Option(help: "Attachments (10 MB blobs) and rows of the migrate case (default 100 and 1,000,000).")
+    var migrateBlobs: Int?
+    @Option(help: .hidden) var migrateReadings: Int?
+
     @Option(help: .hidden) var memoryChild: String?
     @Option(help: .hidden) var memoryPath: String?
 
@@ -63,7 +67,10 @@ struct StrataBenchmarks: AsyncParsableCommand {
             workload.growthRows = [1_000, 10_000, 100_000]
             workload.fluentMaxRows = 100_000
             workload.runs = 3
+            workload.migrate = MigrateContents(blobs: 10, blobBytes: 1_000_000, readings: 100_000)
         }
+        if let migrateBlobs { workload.migrate.blobs = migrateBlobs }
+        if let migrateReadings { workload.migrate.readings = migrateReadings }
         if let rows { workload.rows = rows }
         if let runs { workload.runs = runs }
         if let memoryRows { workload.memoryRows = memoryRows }
@@ -74,6 +81,12 @@ struct StrataBenchmarks: AsyncParsableCommand {
 
     func run() async throws {
         let selectedLibraries = libraries.isEmpty ? Libraries.all : libraries.compactMap(Libraries.named)
+        if let memoryChild, memoryChild.hasPrefix(BenchCase.migrate.rawValue) {
+            let elapsed = try await MigrateCase.runChild(
+                memoryChild, path: memoryPath ?? "", readings: workload.migrate.readings)
+            print("MEMORY \(elapsed.milliseconds) \(MemoryCases.peakResidentKiB())")
+            return
+        }
         if let memoryChild {
             try await MemoryCases.runChild(
                 memoryChild, library: selectedLibraries[0], path: memoryPath ?? "", workload: workload)
@@ -87,7 +100,7 @@ struct StrataBenchmarks: AsyncParsableCommand {
         let runner = Runner(workload: workload, libraries: selectedLibraries, log: log)
         var baseline: Double?
         var memory: [Measurement] = []
-        for benchCase in selectedCases where !benchCase.isMemory {
+        for benchCase in selectedCases where !benchCase.runsInChildren {
             log("case \(benchCase.number) \(benchCase.rawValue)")
             try await runner.run(benchCase)
         }
@@ -97,7 +110,14 @@ struct StrataBenchmarks: AsyncParsableCommand {
             memory = result.measurements
             baseline = result.baselineMiB
         }
-        let measurements = Self.ordered(runner.measurements + memory)
+        var migrate: [Measurement] = []
+        if selectedCases.contains(.migrate) {
+            log("case 11 migrate (child processes, \(workload.migrate.note))")
+            let result = try await MigrateCase.run(workload: workload, libraries: selectedLibraries, log: log)
+            migrate = result.measurements
+            baseline = baseline ?? result.baselineMiB
+        }
+        let measurements = Self.ordered(runner.measurements + memory + migrate)
 
         let command = (["swift run -c release --package-path Benchmarks strata-benchmarks"]
             + CommandLine.arguments.dropFirst()).joined(separator: " ")

@@ -104,21 +104,11 @@ extension SQLiteStore {
             return
         }
         let storedSQL = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [source])
-        let copiesEveryColumn = step.columns.allSatisfy { ordinal, column in
-            column == .column(entity.properties[ordinal].name, .none, whenNull: nil)
-        }
-        if source == entity.name, storedSQL == create, copiesEveryColumn {
-            // The table is as it was: only its indexes may differ.
-            let stored = Set(try String.fetchAll(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE '\\_strata\\_%' ESCAPE '\\'",
-                arguments: [source]))
-            guard stored != Set(indexes) else { return }
-            for name in try String.fetchAll(
-                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE '\\_strata\\_%' ESCAPE '\\'",
-                arguments: [source]) {
-                try db.execute(sql: "DROP INDEX \(quote(name))")
-            }
-            try createIndexes(indexes, of: entity, in: db)
+        if source == entity.name, let storedSQL,
+           let statements = inPlaceChanges(entity, step, schema: schema, positionColumns: positions, storedSQL: storedSQL) {
+            // Renames and added attributes only: no row is copied.
+            for statement in statements { try db.execute(sql: statement) }
+            try replaceIndexesIfChanged(indexes, of: entity, in: db)
             return
         }
 
@@ -221,7 +211,7 @@ extension SQLiteStore {
 
     /// Creates an entity's indexes; a uniqueness constraint that stored rows
     /// break fails with the rows named.
-    private static func createIndexes(_ statements: [String], of entity: EntityDescription, in db: Database) throws {
+    static func createIndexes(_ statements: [String], of entity: EntityDescription, in db: Database) throws {
         for statement in statements {
             do {
                 try db.execute(sql: statement)

@@ -29,6 +29,13 @@ extension SQLiteStore {
 
     /// `positionColumns` are the hidden columns that keep to-many order (see ``RelationshipLayout``).
     static func createTableSQL(_ entity: EntityDescription, schema: Schema, positionColumns: [String] = []) -> String {
+        let definitions = columnDefinitions(entity, schema: schema, positionColumns: positionColumns)
+        return "CREATE TABLE \(quote(entity.name)) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// The definitions of an entity's table: key, version, one per column
+    /// ordinal in order, then the position columns.
+    static func columnDefinitions(_ entity: EntityDescription, schema: Schema, positionColumns: [String] = []) -> [String] {
         var definitions = ["pk INTEGER PRIMARY KEY", "\(StoreLayout.versionColumn) INTEGER NOT NULL DEFAULT 1"]
         for ordinal in entity.columnOrdinals {
             switch entity.properties[ordinal] {
@@ -57,7 +64,7 @@ extension SQLiteStore {
             }
         }
         definitions += positionColumns
-        return "CREATE TABLE \(quote(entity.name)) (\(definitions.joined(separator: ", ")))"
+        return definitions
     }
 
     /// `orderedColumns` replaces the column list of a foreign-key index whose

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+import Strata
+import Testing
+
+/// Version 4 removes `pinnedAt`, a change no `ALTER TABLE` makes in place.
+enum NotesV4: VersionedSchema {
+    static let versionIdentifier = Schema.Version(4, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        var title: String
+        var text: String
+        var priority: Int = 3
+        var words: Int = 0
+        var folder: Folder?
+        init(title: String, text: String) {
+            self.title = title
+            self.text = text
+        }
+    }
+
+    @Model final class Folder {
+        var name: String
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+@Suite("Migrating tables in place")
+struct InPlaceMigrationTests {
+    private func open(_ url: URL, _ version: any VersionedSchema.Type) async throws -> PersistentContainer {
+        let container = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: version))
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        return container
+    }
+
+    /// The first page of the `Note` table: a rebuilt table gets a new one.
+    private func notePage(_ url: URL) throws -> Int {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        return try queue.read { try Int.fetchOne($0, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'Note'") ?? -1 }
+    }
+
+    @Test func renamesAndAddedAttributesChangeTheTableInPlaceAndKeepEveryValue() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        let v1 = try await open(url, NotesV1.self)
+        try v1.perform { context in
+            let folder = NotesV1.Folder(name: "work")
+            context.insert(folder)
+            for index in 0..<4 {
+                let note = NotesV1.Note(title: "note \(index)", body: "body \(index)")
+                context.insert(note)
+                folder.notes.insert(note, at: 0)
+            }
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+        let page = try notePage(url)
+
+        // Version 2 renames `body` and adds `priority = 3` and `pinnedAt`: no row is copied.
+        let pinned = Date(timeIntervalSinceReferenceDate: 812_345_678.125)
+        let v2 = try await open(url, NotesV2.self)
+        try v2.perform { context in
+            let notes = try context.fetch(FetchRequest<NotesV2.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            #expect(notes.map(\.text) == ["body 0", "body 1", "body 2", "body 3"])
+            #expect(notes.allSatisfy { $0.priority == 3 && $0.pinnedAt == nil })
+            let folder = try #require(try context.fetch(FetchRequest<NotesV2.Folder>()).first)
+            #expect(folder.notes.map(\.title) == ["note 3", "note 2", "note 1", "note 0"])
+            let new = NotesV2.Note(title: "new", text: "written by version 2")
+            new.priority = 7
+            new.pinnedAt = pinned
+            context.insert(new)
+            new.folder = folder
+            try context.save()
+        }
+        try v2.persistentStoreCoordinator.close()
+        #expect(try notePage(url) == page)
+
+        // Version 3 adds `words = 0` to the table version 2 changed: in place again.
+        let v3 = try await open(url, NotesV3.self)
+        try v3.perform { context in
+            let new = try #require(try context.fetch(FetchRequest<NotesV3.Note>(predicate: #Predicate { $0.title == "new" })).first)
+            #expect(new.text == "written by version 2" && new.priority == 7 && new.pinnedAt == pinned && new.words == 0)
+            #expect(try context.count(for: FetchRequest<NotesV3.Note>(predicate: #Predicate { $0.priority == 3 && $0.words == 0 })) == 4)
+            // Stored `DEFAULT`s never stand in for a value the app writes.
+            let optional = NotesV3.Note(title: "unpinned", text: "")
+            optional.priority = 1
+            context.insert(optional)
+            try context.save()
+        }
+        try v3.persistentStoreCoordinator.close()
+        #expect(try notePage(url) == page)
+
+        // Version 4 removes `pinnedAt`: the table is rebuilt, values kept.
+        let v4 = try await open(url, NotesV4.self)
+        try v4.perform { context in
+            let notes = try context.fetch(FetchRequest<NotesV4.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            #expect(notes.map(\.title) == ["new", "note 0", "note 1", "note 2", "note 3", "unpinned"])
+            #expect(notes.map(\.priority) == [7, 3, 3, 3, 3, 1])
+            let folder = try #require(try context.fetch(FetchRequest<NotesV4.Folder>()).first)
+            #expect(folder.notes.map(\.title) == ["note 3", "note 2", "note 1", "note 0", "new"])
+        }
+        try v4.persistentStoreCoordinator.close()
+        #expect(try notePage(url) != page)
+    }
+}
