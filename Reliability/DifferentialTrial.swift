@@ -214,7 +214,7 @@ final class DifferentialWorld {
 
 /// The predicates sequences fetch with, by number, over random constants.
 enum DifferentialQueries {
-    static let bookCount = 11
+    static let bookCount = 14
     static let authorCount = 4
 
     static func book(_ query: Int, _ text: String, _ number: Int) -> Predicate<Book>? {
@@ -231,6 +231,10 @@ enum DifferentialQueries {
         case 7: return #Predicate { !($0.year < number) && $0.title != text }
         case 8: return #Predicate { $0.year % 3 == remainder }
         case 9: return #Predicate { $0.rating != nil && $0.rating! > real }
+        // Years run from -2 to 6: division by zero and overflow happen, and must fail alike.
+        case 10: return #Predicate { 60 / $0.year > number }
+        case 11: return #Predicate { $0.year != 0 && 60 % $0.year == remainder }
+        case 12: return #Predicate { $0.year * 3_000_000_000_000_000_000 > 0 || $0.year == number }
         default: return nil
         }
     }

@@ -317,15 +317,16 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Whether an unsaved object meets a predicate, evaluated in Swift. An
-    /// evaluation that fails (a force unwrap of `nil`) fails the fetch, as
-    /// the store fails the query.
+    /// Whether an unsaved object meets a predicate, evaluated in Swift with the
+    /// stores' meaning. An evaluation that fails (a force unwrap of `nil`,
+    /// integer overflow) fails the fetch, as the store fails the query.
     private static func matches<T: PersistentModel>(_ object: T, _ predicate: Predicate<T>?) throws(StrataError) -> Bool {
         guard let predicate else { return true }
         do {
-            return try predicate.evaluate(object)
+            return try PredicateEvaluation.evaluate(predicate, for: object)
+        } catch let error as StrataError {
+            throw error
         } catch {
-            if "\(error)".localizedCaseInsensitiveContains("unwrap") { throw UnwrapFunction.failure }
             throw StrataError(
                 .unsupportedPredicate, "The predicate could not be evaluated for an unsaved \(T.entityName)",
                 underlyingError: SendableDescription(error))

@@ -182,24 +182,26 @@ where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
 
 // MARK: - Arithmetic
 
-/// Throws for numbers stores cannot compute with like Swift (`Decimal` is stored as text).
-private func requireArithmetic(on type: Any.Type, in node: Any.Type) throws(StrataError) {
-    guard predicateBaseType(type) is any PersistentValue.Type, predicateBaseType(type) != Decimal.self else {
+/// The domain stores compute `type`'s arithmetic in; throws for numbers they
+/// cannot compute with like Swift (`Decimal` is stored as text).
+private func arithmeticDomain(of type: Any.Type, in node: Any.Type) throws(StrataError) -> CheckedArithmetic.Domain {
+    guard let domain = CheckedArithmetic.Domain(predicateBaseType(type)) else {
         throw StrataError(
             .unsupportedPredicate, "\(node) cannot be translated to a store query: \(type) arithmetic is not supported")
     }
+    return domain
 }
 
 extension PredicateExpressions.Arithmetic: StorePredicateExpression
 where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try requireArithmetic(on: LHS.Output.self, in: Self.self)
+        let domain = try arithmeticDomain(of: LHS.Output.self, in: Self.self)
         let left = try compilation.scalar(lhs.compileStore(&compilation), in: Self.self)
         let right = try compilation.scalar(rhs.compileStore(&compilation), in: Self.self)
         return switch op {
-        case .add: .scalar(.arithmetic(left, .add, right))
-        case .subtract: .scalar(.arithmetic(left, .subtract, right))
-        case .multiply: .scalar(.arithmetic(left, .multiply, right))
+        case .add: .scalar(.arithmetic(left, .add, right, domain))
+        case .subtract: .scalar(.arithmetic(left, .subtract, right, domain))
+        case .multiply: .scalar(.arithmetic(left, .multiply, right, domain))
         }
     }
 
@@ -208,15 +210,15 @@ where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
     }
 }
 
-/// `/` and `%`: integer division truncates toward zero, as Swift does.
-/// Division by zero is NULL (the row does not match) where Swift traps.
+/// `/` and `%`: integer division truncates toward zero, as Swift does, and
+/// fails the query when the divisor is zero, where Swift traps.
 private func division<L: StorePredicateExpression, R: StorePredicateExpression>(
     _ lhs: L, _ op: ArithmeticOperator, _ rhs: R, of type: Any.Type, _ compilation: inout PredicateCompilation, in node: Any.Type
 ) throws(StrataError) -> PredicateOperand {
-    try requireArithmetic(on: type, in: node)
+    let domain = try arithmeticDomain(of: type, in: node)
     let left = try compilation.scalar(lhs.compileStore(&compilation), in: node)
     let right = try compilation.scalar(rhs.compileStore(&compilation), in: node)
-    return .scalar(.arithmetic(left, op, right))
+    return .scalar(.arithmetic(left, op, right, domain))
 }
 
 extension PredicateExpressions.IntDivision: StorePredicateExpression
@@ -254,9 +256,9 @@ where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
 
 extension PredicateExpressions.UnaryMinus: StorePredicateExpression where Wrapped: StorePredicateExpression {
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try requireArithmetic(on: Wrapped.Output.self, in: Self.self)
+        let domain = try arithmeticDomain(of: Wrapped.Output.self, in: Self.self)
         let operand = try compilation.scalar(wrapped.compileStore(&compilation), in: Self.self)
-        return .scalar(.negate(operand))
+        return .scalar(.negate(operand, domain))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {

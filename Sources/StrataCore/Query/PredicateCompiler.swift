@@ -21,8 +21,9 @@ import Foundation
 ///   Swift for NFC-normalized text; `starts(with:)` does not respect grapheme
 ///   boundaries (`"e\u{301}"` starts with `"e"`).
 /// - `localizedStandardContains` (Apple platforms only) folds ASCII case only.
-/// - A forced unwrap of `nil` makes the enclosing comparison unknown, so the row
-///   does not match (where Swift would throw).
+/// - A forced unwrap of `nil`, integer arithmetic that overflows its Swift type
+///   and integer division by zero fail the whole query (where Swift would throw
+///   or trap); see ``CheckedArithmetic``.
 package struct PredicateCompiler: Sendable {
     package let schema: Schema
     package let entity: EntityDescription
@@ -85,7 +86,7 @@ package struct PredicateCompiler: Sendable {
 
 /// A `PredicateExpressions` node the compiler can translate; adopted through
 /// conditional conformances, so a tree conforms only when all its nodes do.
-protocol StorePredicateExpression {
+protocol StorePredicateExpression: CheckedPredicateExpression {
     /// What the node denotes: a value, an object, a to-many relationship, or a
     /// constant known now.
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand

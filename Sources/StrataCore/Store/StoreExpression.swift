@@ -37,9 +37,11 @@ package indirect enum StoreExpression: Sendable, Hashable {
     case or(StoreExpression, StoreExpression)
     case not(StoreExpression)
 
-    /// Integer or real arithmetic; division by zero is NULL.
-    case arithmetic(StoreExpression, ArithmeticOperator, StoreExpression)
-    case negate(StoreExpression)
+    /// Arithmetic in a Swift type's domain (``CheckedArithmetic``): an integer
+    /// result outside it, or an integer division by zero, fails the query.
+    case arithmetic(StoreExpression, ArithmeticOperator, StoreExpression, CheckedArithmetic.Domain)
+    /// `-value`, checked as `0 - value` for integers.
+    case negate(StoreExpression, CheckedArithmetic.Domain)
     /// The first value that is not NULL.
     case coalesce(StoreExpression, StoreExpression)
     /// `test ? then : else` (the test is a condition).
@@ -65,6 +67,31 @@ package indirect enum StoreExpression: Sendable, Hashable {
     case exists(ToManyOperand, variable: Int, where: StoreExpression?)
     /// The number of members of a to-many relationship.
     case count(ToManyOperand)
+
+    /// Whether evaluating the expression can fail the query (a force unwrap,
+    /// checked integer arithmetic), so that stores evaluate it only where
+    /// Swift would: after `&&` and `||` have looked at their left side.
+    package var canFail: Bool {
+        switch self {
+        case .value, .boolean: false
+        case .unwrapped: true
+        case .key(let object): object.canFail
+        case .count(let relationship): relationship.owner.canFail
+        case .arithmetic(let lhs, let op, let rhs, let domain):
+            if case .integer = domain { true } else { op == .divide || lhs.canFail || rhs.canFail }
+        case .negate(let value, let domain):
+            if case .integer = domain { true } else { value.canFail }
+        case .property(let object, _): object.canFail
+        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b),
+             .or(let a, let b), .coalesce(let a, let b), .hasPrefix(let a, let b), .containsText(let a, let b, _):
+            a.canFail || b.canFail
+        case .not(let value), .isNull(let value): value.canFail
+        case .conditional(let test, let yes, let no): test.canFail || yes.canFail || no.canFail
+        case .inList(let value, _): value.canFail
+        case .between(let value, let low, let high): value.canFail || low.canFail || high.canFail
+        case .exists(let relationship, _, let condition): relationship.owner.canFail || (condition?.canFail ?? false)
+        }
+    }
 
     package static let trueValue = StoreExpression.boolean(true)
     package static let falseValue = StoreExpression.boolean(false)
@@ -100,6 +127,12 @@ package struct ObjectOperand: Sendable, Hashable {
 
     package static func keyed(_ key: StoreExpression, entity: Int) -> ObjectOperand {
         ObjectOperand(source: .keyed(key), entityIndex: entity)
+    }
+
+    /// Whether finding the object can fail the query.
+    package var canFail: Bool {
+        if case .keyed(let key) = source { return key.canFail }
+        return false
     }
 
     /// The object's primary key as an expression.

@@ -11,7 +11,9 @@ struct PredicateCompilerSQLiteTests {
     let database: DatabaseQueue
 
     init() throws {
-        database = try DatabaseQueue()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in db.add(function: CheckedArithmeticFunction.function) }
+        database = try DatabaseQueue(configuration: configuration)
         try database.write { db in
             try db.execute(sql: """
                 CREATE TABLE "Publisher" (pk INTEGER PRIMARY KEY, "name" TEXT);

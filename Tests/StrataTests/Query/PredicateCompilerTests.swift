@@ -75,16 +75,28 @@ struct PredicateCompilerTests {
     }
 
     @Test func arithmetic() throws {
+        // Integer arithmetic is checked against the Swift type's range (here Int's).
+        let int: [StoredValue] = [.integer(.min), .integer(.max)]
         try expectSQL(
-            #Predicate<PCModel.Book> { $0.year + 1 * 2 - 3 > 5 }, #"t0."year" + ? * ? - ? > ?"#,
-            [.integer(1), .integer(2), .integer(3), .integer(5)])
+            #Predicate<PCModel.Book> { $0.year + 1 * 2 - 3 > 5 },
+            #"strata_arithmetic('-', strata_arithmetic('+', t0."year", strata_arithmetic('*', ?, ?, ?, ?), ?, ?), ?, ?, ?) > ?"#,
+            [.integer(1), .integer(2)] + int + int + [.integer(3)] + int + [.integer(5)])
         try expectSQL(
-            #Predicate<PCModel.Book> { $0.year * ($0.year - 1) == 2 }, #"t0."year" * (t0."year" - ?) IS ?"#,
-            [.integer(1), .integer(2)])
+            #Predicate<PCModel.Book> { $0.year * ($0.year - 1) == 2 },
+            #"strata_arithmetic('*', t0."year", strata_arithmetic('-', t0."year", ?, ?, ?), ?, ?) IS ?"#,
+            [.integer(1)] + int + int + [.integer(2)])
+        // A right side that can fail the query runs only where `&&` would run it.
         try expectSQL(
             #Predicate<PCModel.Book> { $0.year / 10 == 196 && $0.year % 2 == 1 },
-            #"t0."year" / ? IS ? AND t0."year" % ? IS ?"#, [.integer(10), .integer(196), .integer(2), .integer(1)])
-        try expectSQL(#Predicate<PCModel.Book> { -$0.year < 0 }, #"-t0."year" < ?"#, [.integer(0)])
+            #"strata_arithmetic('/', t0."year", ?, ?, ?) IS ? AND CASE WHEN NOT strata_arithmetic('/', t0."year", ?, ?, ?) IS ? THEN NULL ELSE strata_arithmetic('%', t0."year", ?, ?, ?) IS ? END"#,
+            [.integer(10)] + int + [.integer(196), .integer(10)] + int + [.integer(196), .integer(2)] + int + [.integer(1)])
+        try expectSQL(#Predicate<PCModel.Book> { -$0.year < 0 }, #"strata_arithmetic('-', 0, t0."year", ?, ?) < ?"#, int + [.integer(0)])
+        // Real arithmetic is SQLite's own but for division, which gives infinities as Swift does.
+        try expectSQL(
+            #Predicate<PCModel.Book> { ($0.rating ?? 0) * 2 > 1 }, #"COALESCE(t0."rating", ?) * ? > ?"#, [.real(0), .real(2), .real(1)])
+        try expectSQL(
+            #Predicate<PCModel.Book> { ($0.rating ?? 0) / 2 > 1 }, #"strata_arithmetic('/', COALESCE(t0."rating", ?), ?, NULL, NULL) > ?"#,
+            [.real(0), .real(2), .real(1)])
     }
 
     @Test func conditional() throws {
@@ -110,8 +122,9 @@ struct PredicateCompilerTests {
     @Test func optionalsCapturedByThePredicate() throws {
         let bonus: Int? = 3
         try expectSQL(
-            #Predicate<PCModel.Book> { (bonus.flatMap { $0 + 1 } ?? 0) == $0.year }, #"COALESCE(? + ?, ?) IS t0."year""#,
-            [.integer(3), .integer(1), .integer(0)])
+            #Predicate<PCModel.Book> { (bonus.flatMap { $0 + 1 } ?? 0) == $0.year },
+            #"COALESCE(strata_arithmetic('+', ?, ?, ?, ?), ?) IS t0."year""#,
+            [.integer(3), .integer(1), .integer(.min), .integer(.max), .integer(0)])
         let none: Int? = nil
         try expectSQL(
             #Predicate<PCModel.Book> { (none.flatMap { $0 + 1 } ?? 0) == $0.year }, #"? IS t0."year""#, [.integer(0)])

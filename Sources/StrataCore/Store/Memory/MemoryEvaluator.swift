@@ -3,8 +3,8 @@ import Foundation
 /// Evaluates Strata's store-neutral query form over the rows of a
 /// ``MemoryDatabase``, in Swift, with the meaning every store gives it:
 /// SQL's three-valued logic (`nil` makes a comparison unknown, `.null`),
-/// `==` that treats two `nil`s as equal, code-point string matching, integer
-/// arithmetic that overflows into reals and division by zero that is unknown.
+/// `==` that treats two `nil`s as equal, code-point string matching, and
+/// Swift's arithmetic (``CheckedArithmetic``), whose failures fail the query.
 ///
 /// ```swift
 /// var evaluator = MemoryEvaluator(database: database)
@@ -88,11 +88,14 @@ struct MemoryEvaluator {
         case .not(let condition):
             let inner = value(condition)
             return inner.isNull ? .null : Self.truth(!Self.isTrue(inner))
-        case .arithmetic(let lhs, let op, let rhs):
-            return Self.arithmetic(value(lhs), op, value(rhs))
-        case .negate(let operand):
+        case .arithmetic(let lhs, let op, let rhs, let domain):
+            return checked(CheckedArithmetic.apply(op, value(lhs), value(rhs), domain: domain))
+        case .negate(let operand, let domain):
+            if case .integer = domain {
+                return checked(CheckedArithmetic.apply(.subtract, .integer(0), value(operand), domain: domain))
+            }
             switch value(operand) {
-            case .integer(let number): return number == .min ? .real(-Double(number)) : .integer(-number)
+            case .integer(let number): return .real(-Double(number))
             case .real(let number): return .real(-number)
             default: return .null
             }
@@ -196,64 +199,14 @@ struct MemoryEvaluator {
         return false
     }
 
-    /// SQLite's arithmetic: integers while they fit (then reals), reals
-    /// otherwise; `/` and `%` by zero are NULL.
-    private static func arithmetic(_ lhs: StoredValue, _ op: ArithmeticOperator, _ rhs: StoredValue) -> StoredValue {
-        switch (lhs, rhs) {
-        case (.integer(let a), .integer(let b)):
-            switch op {
-            case .add:
-                let (sum, overflow) = a.addingReportingOverflow(b)
-                return overflow ? .real(Double(a) + Double(b)) : .integer(sum)
-            case .subtract:
-                let (difference, overflow) = a.subtractingReportingOverflow(b)
-                return overflow ? .real(Double(a) - Double(b)) : .integer(difference)
-            case .multiply:
-                let (product, overflow) = a.multipliedReportingOverflow(by: b)
-                return overflow ? .real(Double(a) * Double(b)) : .integer(product)
-            case .divide:
-                if b == 0 { return .null }
-                if a == .min, b == -1 { return .real(-Double(a)) }
-                return .integer(a / b)
-            case .remainder:
-                if b == 0 { return .null }
-                if b == -1 { return .integer(0) }
-                return .integer(a % b)
-            }
-        default:
-            guard let a = number(lhs), let b = number(rhs) else { return .null }
-            let result: Double
-            switch op {
-            case .add: result = a + b
-            case .subtract: result = a - b
-            case .multiply: result = a * b
-            case .divide:
-                guard b != 0 else { return .null }
-                result = a / b
-            case .remainder:
-                // Both sides as integers, as SQLite takes them (clamped to Int64).
-                let divisor = clampedInteger(b)
-                guard divisor != 0 else { return .null }
-                result = divisor == -1 ? 0 : Double(clampedInteger(a) % divisor)
-            }
-            // SQLite has no NaN: a result that is not a number is NULL.
-            return result.isNaN ? .null : .real(result)
-        }
-    }
-
-    private static func clampedInteger(_ value: Double) -> Int64 {
-        if value.isNaN { return 0 }
-        if value >= 9.223372036854775807e18 { return .max }
-        if value <= -9.223372036854775808e18 { return .min }
-        return Int64(value.rounded(.towardZero))
-    }
-
-    private static func number(_ value: StoredValue) -> Double? {
-        switch value {
-        case .integer(let number): Double(number)
-        case .real(let number): number
-        case .text(let text): Double(text) ?? 0
-        case .null, .blob: nil
+    /// The result of checked arithmetic; a failure fails the query.
+    private mutating func checked(_ result: Result<StoredValue, StrataError>) -> StoredValue {
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            if failure == nil { failure = error }
+            return .null
         }
     }
 }

@@ -46,17 +46,22 @@ struct SQLiteQueryRenderer {
         case .compare(let lhs, let op, let rhs):
             return .binary(render(lhs), op.rawValue, render(rhs), op == .equal ? .equality : .relational)
         case .and(let lhs, let rhs):
-            return .binary(render(lhs), "AND", render(rhs), .and)
+            return .binary(render(lhs), "AND", guarded(rhs, after: lhs, skipWhenLeftIs: false), .and)
         case .or(let lhs, let rhs):
-            return .binary(render(lhs), "OR", render(rhs), .or)
+            return .binary(render(lhs), "OR", guarded(rhs, after: lhs, skipWhenLeftIs: true), .or)
         case .not(.isNull(let value)):
             return .binary(render(value), "IS NOT", .null, .equality)
         case .not(let condition):
             return .not(render(condition))
-        case .arithmetic(let lhs, let op, let rhs):
-            let precedence: SQLPrecedence = op == .add || op == .subtract ? .additive : .multiplicative
-            return .binary(render(lhs), op.rawValue, render(rhs), precedence)
-        case .negate(let value):
+        case .arithmetic(let lhs, let op, let rhs, let domain):
+            if case .real = domain, op != .divide, op != .remainder {
+                // SQLite's real arithmetic is IEEE 754 already.
+                let precedence: SQLPrecedence = op == .add || op == .subtract ? .additive : .multiplicative
+                return .binary(render(lhs), op.rawValue, render(rhs), precedence)
+            }
+            return checkedArithmetic(op, render(lhs), render(rhs), domain)
+        case .negate(let value, let domain):
+            if case .integer = domain { return checkedArithmetic(.subtract, .atomic("0"), render(value), domain) }
             return SQLTerm(SQLFragment("-") + render(value).operand(atLeast: .atomic), .unary)
         case .coalesce(let first, let second):
             return .call("COALESCE", [render(first), render(second)])
@@ -95,7 +100,10 @@ struct SQLiteQueryRenderer {
             let alias = makeAlias()
             aliases[variable] = alias
             let (from, link) = source(of: relationship, alias: alias)
-            let filter = condition.map { SQLTerm.binary(link, "AND", render($0), .and) } ?? link
+            let filter = condition.map { condition in
+                let rendered = render(condition)
+                return SQLTerm.binary(link, "AND", condition.canFail ? Self.guarded(rendered, after: link, skipWhenLeftIs: false) : rendered, .and)
+            } ?? link
             var fragment = SQLFragment("EXISTS (SELECT 1 FROM \(from) WHERE ")
             fragment.append(filter.fragment)
             fragment.append(")")
@@ -107,6 +115,35 @@ struct SQLiteQueryRenderer {
             fragment.append(")")
             return SQLTerm(fragment, .atomic)
         }
+    }
+
+    /// The right side of `AND` (`OR`), evaluated only where Swift's `&&`
+    /// (`||`) would evaluate it when it can fail the query: SQLite may
+    /// evaluate the terms of a condition in any order.
+    private mutating func guarded(_ right: StoreExpression, after left: StoreExpression, skipWhenLeftIs skip: Bool) -> SQLTerm {
+        guard right.canFail else { return render(right) }
+        return Self.guarded(render(right), after: render(left), skipWhenLeftIs: skip)
+    }
+
+    /// `CASE WHEN [NOT] left THEN NULL ELSE right END`: NULL never changes the
+    /// outcome once the left side decided it, and a NULL left side still
+    /// evaluates the right side, as the plain operator would.
+    private static func guarded(_ right: SQLTerm, after left: SQLTerm, skipWhenLeftIs skip: Bool) -> SQLTerm {
+        var fragment = SQLFragment(skip ? "CASE WHEN " : "CASE WHEN NOT ")
+        fragment.append(left.operand(atLeast: .not))
+        fragment.append(" THEN NULL ELSE ")
+        fragment.append(right.fragment)
+        fragment.append(" END")
+        return SQLTerm(fragment, .atomic)
+    }
+
+    /// `strata_arithmetic(op, lhs, rhs, min, max)`; see ``CheckedArithmetic``.
+    private func checkedArithmetic(_ op: ArithmeticOperator, _ lhs: SQLTerm, _ rhs: SQLTerm, _ domain: CheckedArithmetic.Domain) -> SQLTerm {
+        let bounds: [SQLTerm] = switch domain {
+        case .integer(let range): [.bound(.integer(range.lowerBound)), .bound(.integer(range.upperBound))]
+        case .real: [.null, .null]
+        }
+        return .call(CheckedArithmetic.functionName, [.atomic("'\(op.rawValue)'"), lhs, rhs] + bounds)
     }
 
     private mutating func key(of object: ObjectOperand) -> SQLTerm {

@@ -122,6 +122,7 @@ package final class SQLiteStore: PersistentStore {
         configuration.prepareDatabase { db in
             db.add(collation: decimalCollation)
             db.add(function: unwrapFunction)
+            db.add(function: CheckedArithmeticFunction.function)
         }
         return configuration
     }
@@ -140,6 +141,7 @@ package final class SQLiteStore: PersistentStore {
         if let error = error as? StrataError { return error }
         if let error = error as? DatabaseError {
             if error.message?.contains(UnwrapFunction.message) == true { return UnwrapFunction.failure }
+            if let failure = error.message.flatMap(CheckedArithmetic.failure(forMessage:)) { return failure }
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 return StrataError(.corruptStore, "The store file is damaged or not a SQLite database", underlyingError: error)
