@@ -111,4 +111,24 @@ struct ArithmeticMeaningTests {
                                        #Predicate<Book> { ($0.year ... 10).contains(7) })
         #expect(try range.unsaved.get() == 1 && range.saved.get() == 1)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aPageFailsAsTheWholeResultWould(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            context.insert(Book(title: "ten", year: 10))
+            context.insert(Book(title: "zero", year: 0))
+            try context.save()
+            // The failing row is outside the page; SQLite's LIMIT alone would never reach it.
+            var request = FetchRequest<Book>(predicate: #Predicate { 100 / $0.year > 1 })
+            request.fetchLimit = 1
+            for limit in [0, 1] {
+                request.fetchLimit = limit
+                let fetched = #expect(throws: StrataError.self) { _ = try context.fetch(request) }
+                #expect(fetched?.code == .unsupportedPredicate)
+                let counted = #expect(throws: StrataError.self) { _ = try context.count(for: request) }
+                #expect(counted?.code == .unsupportedPredicate)
+            }
+        }
+    }
 }

@@ -224,6 +224,10 @@ struct SQLiteSelect {
     let whereArguments: [StoredValue]
     let limit: Int?
     let offset: Int
+    /// Whether a page must first evaluate the condition on every row: when it
+    /// can fail the query, a page fails as the whole result would, though
+    /// `LIMIT` lets SQLite stop early.
+    let checksEveryRow: Bool
 
     init(_ plan: FetchPlan, schema: Schema, layout: StoreLayout) {
         var arguments: [StoredValue] = []
@@ -245,6 +249,13 @@ struct SQLiteSelect {
         selectList = layout.entities[plan.entityIndex].selectList
         limit = plan.limit
         offset = plan.offset
+        checksEveryRow = plan.isLimited && plan.predicate?.canFail == true
+    }
+
+    /// `SELECT count(*) … WHERE …` over every row, when ``checksEveryRow``.
+    var checkSQL: String? {
+        guard checksEveryRow, let whereClause else { return nil }
+        return "SELECT count(*) FROM \(table) AS t0 WHERE \(whereClause)"
     }
 
     private func sql(columns: String) -> String {

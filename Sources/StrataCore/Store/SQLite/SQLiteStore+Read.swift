@@ -91,18 +91,28 @@ extension SQLiteStore {
         }
     }
 
+    /// Fails as the whole result would when a page's condition fails for a
+    /// row outside the page.
+    private func checkEveryRow(_ select: SQLiteSelect) throws(StrataError) {
+        guard let sql = select.checkSQL else { return }
+        _ = try fetchIntegers(sql: sql, arguments: select.whereArguments)
+    }
+
     package func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        try checkEveryRow(select)
         try fetchRows(entityIndex: plan.entityIndex, sql: select.selectSQL, arguments: select.selectArguments, body)
     }
 
     package func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        try checkEveryRow(select)
         return try fetchIntegers(sql: select.keysSQL, arguments: select.selectArguments)
     }
 
     package func count(_ plan: FetchPlan) throws(StrataError) -> Int {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        try checkEveryRow(select)
         return Int(try fetchIntegers(sql: select.countSQL, arguments: select.countArguments).first ?? 0)
     }
 
