@@ -8,12 +8,18 @@ import StrataTestModels
 
 let arguments = CommandLine.arguments
 // Usage: strata-test-writer migrate <store path>
-// Opens a version-1 victim store with version 2, migrating it, and prints "migrated".
+// Opens a version-1 victim store with version 2, migrating it, and prints
+// "migrated", or "failed <error code>" and exits with 3.
 if arguments.count == 3, arguments[1] == "migrate" {
     let container = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))
     container.storeDescriptions = [StoreDescription(url: URL(fileURLWithPath: arguments[2]))]
     FileHandle.standardOutput.write(Data("started\n".utf8))
-    try await container.loadPersistentStores()
+    do {
+        try await container.loadPersistentStores()
+    } catch let error as StrataError {
+        FileHandle.standardOutput.write(Data("failed \(error.code)\n".utf8))
+        exit(3)
+    }
     FileHandle.standardOutput.write(Data("migrated\n".utf8))
     exit(0)
 }

@@ -71,4 +71,49 @@ struct MigrationKillTests {
         }
         #expect(rolledBack + completed == 8)
     }
+
+    @Test func aDiskThatFillsDuringAMigrationLeavesTheStoreAsItWas() async throws {
+        let directory = TemporaryDirectory()
+        let store = directory.file("Full.sqlite")
+        let rows = 20_000
+        let v1 = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV1.self))
+        v1.storeDescriptions = [StoreDescription(url: store)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            for number in 0..<rows { context.insert(VictimV1.Entry(name: "entry \(number)", number: number)) }
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+        let before = try Data(contentsOf: store)
+
+        // A file-size limit half the store's size stands in for a full disk: the
+        // copy of the table outgrows it, and writing past it fails (EFBIG).
+        let blocks = max(before.count / 512 / 2, 8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" migrate \"$1\"", try writerURL().path, store.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 3)
+        #expect(printed.contains("failed migrationFailed"))
+
+        let queue = try DatabaseQueue(path: store.path)
+        let (version, integrity) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "SELECT value FROM _strata_metadata WHERE key = 'versionIdentifier'"),
+             try String.fetchAll(db, sql: "PRAGMA integrity_check"))
+        }
+        try queue.close()
+        #expect(version == "1.0.0")
+        #expect(integrity == ["ok"])
+        let reopened = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV1.self))
+        reopened.storeDescriptions = [StoreDescription(url: store)]
+        try await reopened.loadPersistentStores()
+        let entries = try reopened.perform { try $0.fetch(FetchRequest<VictimV1.Entry>()) }
+        #expect(entries.count == rows)
+        #expect(entries.reduce(0) { $0 + $1.number } == (0..<rows).reduce(0, +))
+    }
 }
