@@ -125,12 +125,19 @@ where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
         case .multiply: .multiply
         }
         if let result = try SwiftIntegerArithmetic.apply(checked, a, b) { return result }
-        return switch op {
+        let result: Output = switch op {
         case .add: a + b
         case .subtract: a - b
         case .multiply: a * b
         }
+        return try notANumberFails(result)
     }
+}
+
+/// A real result that is not a number fails, as in every store (which cannot hold one).
+private func notANumberFails<T>(_ value: T) throws -> T {
+    if let real = value as? any FloatingPoint, real.isNaN { throw CheckedArithmetic.notANumber }
+    return value
 }
 
 extension PredicateExpressions.IntDivision: CheckedPredicateExpression
@@ -156,7 +163,7 @@ where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
 extension PredicateExpressions.FloatDivision: CheckedPredicateExpression
 where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Output {
-        try lhs.evaluateChecked(bindings) / rhs.evaluateChecked(bindings)
+        try notANumberFails(lhs.evaluateChecked(bindings) / rhs.evaluateChecked(bindings))
     }
 }
 
@@ -282,7 +289,9 @@ where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
 // MARK: - Ranges
 
 /// A range node whose bounds can be tested without building the range, which
-/// traps when they are reversed; stores find nothing in such a range.
+/// traps when they are reversed; stores find nothing in such a range. As in
+/// the stores, the upper bound is evaluated only for a value at or above the
+/// lower one.
 private protocol CheckedBoundsExpression {
     func contains(_ element: Any, _ bindings: PredicateBindings) throws -> Bool?
 }
@@ -297,8 +306,8 @@ where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
 
     fileprivate func contains(_ element: Any, _ bindings: PredicateBindings) throws -> Bool? {
         guard let element = element as? LHS.Output else { return nil }
-        let low = try lower.evaluateChecked(bindings), high = try upper.evaluateChecked(bindings)
-        return low <= element && element < high
+        guard try lower.evaluateChecked(bindings) <= element else { return false }
+        return try element < upper.evaluateChecked(bindings)
     }
 }
 
@@ -312,8 +321,8 @@ where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {
 
     fileprivate func contains(_ element: Any, _ bindings: PredicateBindings) throws -> Bool? {
         guard let element = element as? LHS.Output else { return nil }
-        let low = try lower.evaluateChecked(bindings), high = try upper.evaluateChecked(bindings)
-        return low <= element && element <= high
+        guard try lower.evaluateChecked(bindings) <= element else { return false }
+        return try element <= upper.evaluateChecked(bindings)
     }
 }
 

@@ -4,7 +4,8 @@ import Foundation
 /// results that overflow their Swift type, and integer division or remainder
 /// by zero, fail the whole query with `.unsupportedPredicate` (where Swift
 /// would stop the process); real arithmetic follows IEEE 754, so dividing by
-/// zero gives an infinity. Every store and the evaluation of unsaved objects
+/// zero gives an infinity, but a result that is not a number (NaN), which no
+/// store can hold, fails the query too. Every store and the evaluation of unsaved objects
 /// apply these rules, so a predicate means the same saved or not.
 ///
 /// ```swift
@@ -17,7 +18,11 @@ package enum CheckedArithmetic {
     /// Swift integer type, or real numbers.
     package enum Domain: Sendable, Hashable {
         case integer(ClosedRange<Int64>)
+        /// `Double`.
         case real
+        /// `Float`: computed in `Double` and rounded to `Float`, which gives
+        /// exactly Swift's `Float` result for `+`, `-`, `*` and `/`.
+        case float
 
         /// The domain of a Swift numeric type, or nil for one stores cannot compute with.
         package init?(_ type: Any.Type) {
@@ -29,17 +34,20 @@ package enum CheckedArithmetic {
             case is UInt32.Type: self = .integer(0 ... Int64(UInt32.max))
             case is UInt16.Type: self = .integer(0 ... Int64(UInt16.max))
             case is UInt8.Type: self = .integer(0 ... Int64(UInt8.max))
-            case is Double.Type, is Float.Type: self = .real
+            case is Double.Type: self = .real
+            case is Float.Type: self = .float
             default: return nil
             }
         }
     }
 
     /// The name of the SQL function that computes checked arithmetic:
-    /// `strata_arithmetic(op, lhs, rhs, min, max)`, with NULL bounds for reals.
+    /// `strata_arithmetic(op, lhs, rhs, min, max)`, with NULL bounds for
+    /// `Double` and the text `'float'` as `min` for `Float`.
     package static let functionName = "strata_arithmetic"
     package static let overflowMessage = "the predicate's integer arithmetic overflows its type"
     package static let divisionByZeroMessage = "the predicate divides an integer by zero"
+    package static let notANumberMessage = "the predicate's real arithmetic has no numeric result (NaN)"
 
     package static var overflow: StrataError {
         StrataError(.unsupportedPredicate, overflowMessage + " for a row, as it would stop a Swift program; widen the type or test the operands first")
@@ -49,10 +57,17 @@ package enum CheckedArithmetic {
         StrataError(.unsupportedPredicate, divisionByZeroMessage + " for a row, as it would stop a Swift program; test the divisor first")
     }
 
+    /// A real result that is not a number: stores cannot hold one, so no
+    /// evaluator goes on with it.
+    package static var notANumber: StrataError {
+        StrataError(.unsupportedPredicate, notANumberMessage + " for a row (such as 0.0 / 0.0 or infinity minus infinity); test the operands first")
+    }
+
     /// The error for a failure message a store reports, if it is one of these.
     package static func failure(forMessage message: String) -> StrataError? {
         if message.contains(overflowMessage) { return overflow }
         if message.contains(divisionByZeroMessage) { return divisionByZero }
+        if message.contains(notANumberMessage) { return notANumber }
         return nil
     }
 
@@ -66,15 +81,15 @@ package enum CheckedArithmetic {
         }
         // Reals, or integers another program stored as something else: IEEE 754.
         guard let a = number(lhs), let b = number(rhs) else { return .success(.null) }
-        let result: Double = switch op {
+        var result: Double = switch op {
         case .add: a + b
         case .subtract: a - b
         case .multiply: a * b
         case .divide: a / b
         case .remainder: a.truncatingRemainder(dividingBy: b)
         }
-        // Stores hold no NaN: a result that is not a number is no value.
-        return .success(result.isNaN ? .null : .real(result))
+        if domain == .float { result = Double(Float(result)) }
+        return result.isNaN ? .failure(notANumber) : .success(.real(result))
     }
 
     private static func integer(_ op: ArithmeticOperator, _ a: Int64, _ b: Int64, range: ClosedRange<Int64>) -> Result<StoredValue, StrataError> {

@@ -72,7 +72,12 @@ struct MigrationKillTests {
         #expect(rolledBack + completed == 8)
     }
 
-    @Test func aDiskThatFillsDuringAMigrationLeavesTheStoreAsItWas() async throws {
+    /// Whether this process runs under ThreadSanitizer, whose runtime in the
+    /// child stops on the file-size limit before SQLite sees it.
+    private static let underThreadSanitizer = dlsym(nil, "__tsan_init") != nil
+
+    @Test(.disabled(if: underThreadSanitizer, "ThreadSanitizer's runtime stops on the file-size limit"))
+    func aDiskThatFillsDuringAMigrationLeavesTheStoreAsItWas() async throws {
         let directory = TemporaryDirectory()
         let store = directory.file("Full.sqlite")
         let rows = 20_000

@@ -131,4 +131,45 @@ struct ArithmeticMeaningTests {
             }
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aRealResultThatIsNotANumberFailsTheFetchSavedOrNot(_ kind: StoreKind) async throws {
+        let insert: (ManagedObjectContext) -> Void = { $0.insert(Book(title: "unrated", year: 1, rating: 0)) }
+        let nan = try await outcomes(kind, schema: librarySchema, insert: insert, #Predicate<Book> { ($0.rating ?? 0) / 0.0 != 1 })
+        #expect(failure(nan.unsaved)?.contains("NaN") == true)
+        #expect(failure(nan.saved)?.contains("NaN") == true)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func floatArithmeticRoundsAsSwiftsFloatDoes(_ kind: StoreKind) async throws {
+        let insert: (ManagedObjectContext) -> Void = { $0.insert(Sample(seed: 1)) }
+        // Sample.float is 1.5: 1.5 * 3e38 overflows Float to infinity, not Double.
+        let huge: Float = 3e38, infinity = Float.infinity
+        let overflow = try await outcomes(kind, schema: Schema(Sample.self), insert: insert,
+                                          #Predicate<Sample> { $0.float * huge == infinity })
+        #expect(try overflow.unsaved.get() == 1 && overflow.saved.get() == 1)
+        // 1.5 + 1e-8 is 1.5 in Float, not in Double.
+        let tiny: Float = 1e-8
+        let rounded = try await outcomes(kind, schema: Schema(Sample.self), insert: insert,
+                                         #Predicate<Sample> { $0.float + tiny == 1.5 })
+        #expect(try rounded.unsaved.get() == 1 && rounded.saved.get() == 1)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFailingLeftSideFailsTheFetchWhateverTheRightSideSays(_ kind: StoreKind) async throws {
+        // Swift evaluates the division for every book before looking at the title;
+        // SQLite, free to order the terms, could test the title first.
+        let divided = try await outcomes(kind, schema: librarySchema, insert: books(("zero", 0), ("ten", 10)),
+                                         #Predicate<Book> { 100 / $0.year > 1 && $0.title == "ten" })
+        #expect(failure(divided.unsaved) != nil && failure(divided.saved) != nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func manyFailingTermsStayOneQuery(_ kind: StoreKind) async throws {
+        // Twenty terms that can each fail: the query grows with them, not exponentially.
+        let offsets = Array(1...20)
+        let any = try await outcomes(kind, schema: librarySchema, insert: books(("one", 1)),
+                                     #Predicate<Book> { book in offsets.contains { book.year * $0 == 20 } })
+        #expect(try any.unsaved.get() == 1 && any.saved.get() == 1)
+    }
 }

@@ -85,15 +85,20 @@ struct PredicateCompilerTests {
             #Predicate<PCModel.Book> { $0.year * ($0.year - 1) == 2 },
             #"strata_arithmetic('*', t0."year", strata_arithmetic('-', t0."year", ?, ?, ?), ?, ?) IS ?"#,
             [.integer(1)] + int + int + [.integer(2)])
-        // A right side that can fail the query runs only where `&&` would run it.
+        // Sides that can fail the query run in Swift's order, on every row.
         try expectSQL(
             #Predicate<PCModel.Book> { $0.year / 10 == 196 && $0.year % 2 == 1 },
-            #"strata_arithmetic('/', t0."year", ?, ?, ?) IS ? AND CASE WHEN NOT strata_arithmetic('/', t0."year", ?, ?, ?) IS ? THEN NULL ELSE strata_arithmetic('%', t0."year", ?, ?, ?) IS ? END"#,
-            [.integer(10)] + int + [.integer(196), .integer(10)] + int + [.integer(196), .integer(2)] + int + [.integer(1)])
-        try expectSQL(#Predicate<PCModel.Book> { -$0.year < 0 }, #"strata_arithmetic('-', 0, t0."year", ?, ?) < ?"#, int + [.integer(0)])
-        // Real arithmetic is SQLite's own but for division, which gives infinities as Swift does.
+            #"CASE WHEN strata_arithmetic('/', t0."year", ?, ?, ?) IS ? THEN strata_arithmetic('%', t0."year", ?, ?, ?) IS ? ELSE 0 END"#,
+            [.integer(10)] + int + [.integer(196), .integer(2)] + int + [.integer(1)])
         try expectSQL(
-            #Predicate<PCModel.Book> { ($0.rating ?? 0) * 2 > 1 }, #"COALESCE(t0."rating", ?) * ? > ?"#, [.real(0), .real(2), .real(1)])
+            #Predicate<PCModel.Book> { $0.year * 2 > 5 || $0.isDone },
+            #"CASE WHEN strata_arithmetic('*', t0."year", ?, ?, ?) > ? THEN 1 ELSE t0."isDone" END"#,
+            [.integer(2)] + int + [.integer(5)])
+        try expectSQL(#Predicate<PCModel.Book> { -$0.year < 0 }, #"strata_arithmetic('-', 0, t0."year", ?, ?) < ?"#, int + [.integer(0)])
+        // Real arithmetic is IEEE 754, with infinities as in Swift; NaN fails.
+        try expectSQL(
+            #Predicate<PCModel.Book> { ($0.rating ?? 0) * 2 > 1 }, #"strata_arithmetic('*', COALESCE(t0."rating", ?), ?, NULL, NULL) > ?"#,
+            [.real(0), .real(2), .real(1)])
         try expectSQL(
             #Predicate<PCModel.Book> { ($0.rating ?? 0) / 2 > 1 }, #"strata_arithmetic('/', COALESCE(t0."rating", ?), ?, NULL, NULL) > ?"#,
             [.real(0), .real(2), .real(1)])
@@ -113,7 +118,8 @@ struct PredicateCompilerTests {
             #Predicate<PCModel.Book> { if let rating = $0.rating { rating > 4 } else { false } },
             #"COALESCE(t0."rating" > ?, ?)"#, [.real(4), .integer(0)])
         try expectSQL(
-            #Predicate<PCModel.Book> { $0.rating.flatMap { $0 * 2 } == 9 }, #"t0."rating" * ? IS ?"#, [.real(2), .real(9)])
+            #Predicate<PCModel.Book> { $0.rating.flatMap { $0 * 2 } == 9 },
+            #"strata_arithmetic('*', t0."rating", ?, NULL, NULL) IS ?"#, [.real(2), .real(9)])
         try expectSQL(#Predicate<PCModel.Book> { $0.rating! > 4 }, #"strata_unwrap(t0."rating") > ?"#, [.real(4)])
         try expectSQL(
             #Predicate<PCModel.Book> { $0.subtitle?.isEmpty == true }, #"(t0."subtitle" = ?) IS ?"#, [.text(""), .integer(1)])

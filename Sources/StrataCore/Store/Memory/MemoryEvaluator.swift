@@ -73,6 +73,11 @@ struct MemoryEvaluator {
             case .greaterThanOrEqual: order != .orderedAscending
             }
             return Self.truth(holds)
+        case .and(let lhs, let rhs) where lhs.canFail || rhs.canFail:
+            // Swift's `&&`, as the SQLite store renders it: two-valued, in order.
+            return Self.isTrue(value(lhs)) ? value(rhs) : Self.truth(false)
+        case .or(let lhs, let rhs) where lhs.canFail || rhs.canFail:
+            return Self.isTrue(value(lhs)) ? Self.truth(true) : value(rhs)
         case .and(let lhs, let rhs):
             let left = value(lhs)
             if !left.isNull, !Self.isTrue(left) { return Self.truth(false) }

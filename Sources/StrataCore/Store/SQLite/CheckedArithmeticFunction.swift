@@ -3,7 +3,7 @@ import GRDB
 
 /// ``CheckedArithmetic`` as a SQL function, so SQLite computes a predicate's
 /// arithmetic with Swift's meaning: `strata_arithmetic(op, lhs, rhs, min, max)`,
-/// with NULL bounds for real numbers. A failure raises an error that fails the
+/// with NULL bounds for `Double` and `'float'` as `min` for `Float`. A failure raises an error that fails the
 /// statement, and ``SQLiteStore/translate(_:whileOpening:)`` turns it back into
 /// the `StrataError` the other stores throw.
 ///
@@ -18,6 +18,8 @@ enum CheckedArithmeticFunction {
         let domain: CheckedArithmetic.Domain
         if let low = Int64.fromDatabaseValue(values[3]), let high = Int64.fromDatabaseValue(values[4]), low <= high {
             domain = .integer(low ... high)
+        } else if String.fromDatabaseValue(values[3]) == "float" {
+            domain = .float
         } else {
             domain = .real
         }

@@ -46,19 +46,16 @@ struct SQLiteQueryRenderer {
         case .compare(let lhs, let op, let rhs):
             return .binary(render(lhs), op.rawValue, render(rhs), op == .equal ? .equality : .relational)
         case .and(let lhs, let rhs):
-            return .binary(render(lhs), "AND", guarded(rhs, after: lhs, skipWhenLeftIs: false), .and)
+            if lhs.canFail || rhs.canFail { return inOrder(lhs, thenWhenTrue: rhs, otherwise: "0") }
+            return .binary(render(lhs), "AND", render(rhs), .and)
         case .or(let lhs, let rhs):
-            return .binary(render(lhs), "OR", guarded(rhs, after: lhs, skipWhenLeftIs: true), .or)
+            if lhs.canFail || rhs.canFail { return inOrder(lhs, thenWhenFalse: rhs, otherwise: "1") }
+            return .binary(render(lhs), "OR", render(rhs), .or)
         case .not(.isNull(let value)):
             return .binary(render(value), "IS NOT", .null, .equality)
         case .not(let condition):
             return .not(render(condition))
         case .arithmetic(let lhs, let op, let rhs, let domain):
-            if case .real = domain, op != .divide, op != .remainder {
-                // SQLite's real arithmetic is IEEE 754 already.
-                let precedence: SQLPrecedence = op == .add || op == .subtract ? .additive : .multiplicative
-                return .binary(render(lhs), op.rawValue, render(rhs), precedence)
-            }
             return checkedArithmetic(op, render(lhs), render(rhs), domain)
         case .negate(let value, let domain):
             if case .integer = domain { return checkedArithmetic(.subtract, .atomic("0"), render(value), domain) }
@@ -81,6 +78,10 @@ struct SQLiteQueryRenderer {
             let list = SQLFragment.joined(values.map { SQLTerm.bound($0).fragment }, separator: ", ")
             return SQLTerm(render(subject).operand(atLeast: .additive) + SQLFragment(" IN (") + list + SQLFragment(")"), .equality)
         case .between(let subject, let low, let high):
+            if subject.canFail || low.canFail || high.canFail {
+                // The upper bound only for a value at or above the lower one, as everywhere.
+                return render(.and(.compare(subject, .greaterThanOrEqual, low), .compare(subject, .lessThanOrEqual, high)))
+            }
             let fragment = render(subject).operand(atLeast: .additive) + SQLFragment(" BETWEEN ")
                 + render(low).operand(atLeast: .additive) + SQLFragment(" AND ") + render(high).operand(atLeast: .additive)
             return SQLTerm(fragment, .equality)
@@ -117,17 +118,32 @@ struct SQLiteQueryRenderer {
         }
     }
 
-    /// The right side of `AND` (`OR`), evaluated only where Swift's `&&`
-    /// (`||`) would evaluate it when it can fail the query: SQLite may
-    /// evaluate the terms of a condition in any order.
-    private mutating func guarded(_ right: StoreExpression, after left: StoreExpression, skipWhenLeftIs skip: Bool) -> SQLTerm {
-        guard right.canFail else { return render(right) }
-        return Self.guarded(render(right), after: render(left), skipWhenLeftIs: skip)
+    /// `&&` (`||`) whose sides can fail the query, as Swift evaluates it: the
+    /// left side on every row, the right side only where it decides the
+    /// result. SQLite may otherwise evaluate `AND` and `OR` terms in any order,
+    /// or skip rows by an index on one of them; a `CASE` fixes the order and
+    /// keeps every row. Conditions are two-valued where Swift's are `Bool`.
+    private mutating func inOrder(_ left: StoreExpression, thenWhenTrue right: StoreExpression, otherwise: String) -> SQLTerm {
+        caseTerm(render(left), then: render(right), else: .atomic(otherwise))
     }
 
-    /// `CASE WHEN [NOT] left THEN NULL ELSE right END`: NULL never changes the
-    /// outcome once the left side decided it, and a NULL left side still
-    /// evaluates the right side, as the plain operator would.
+    private mutating func inOrder(_ left: StoreExpression, thenWhenFalse right: StoreExpression, otherwise: String) -> SQLTerm {
+        caseTerm(render(left), then: .atomic(otherwise), else: render(right))
+    }
+
+    private func caseTerm(_ test: SQLTerm, then yes: SQLTerm, else no: SQLTerm) -> SQLTerm {
+        var fragment = SQLFragment("CASE WHEN ") + test.fragment
+        fragment.append(" THEN ")
+        fragment.append(yes.fragment)
+        fragment.append(" ELSE ")
+        fragment.append(no.fragment)
+        fragment.append(" END")
+        return SQLTerm(fragment, .atomic)
+    }
+
+    /// `CASE WHEN NOT left THEN NULL ELSE right END` (`skip` false): the
+    /// right side of a member row's condition runs only for members, while
+    /// the left side stays a term SQLite can use an index for.
     private static func guarded(_ right: SQLTerm, after left: SQLTerm, skipWhenLeftIs skip: Bool) -> SQLTerm {
         var fragment = SQLFragment(skip ? "CASE WHEN " : "CASE WHEN NOT ")
         fragment.append(left.operand(atLeast: .not))
@@ -142,6 +158,7 @@ struct SQLiteQueryRenderer {
         let bounds: [SQLTerm] = switch domain {
         case .integer(let range): [.bound(.integer(range.lowerBound)), .bound(.integer(range.upperBound))]
         case .real: [.null, .null]
+        case .float: [.atomic("'float'"), .null]
         }
         return .call(CheckedArithmetic.functionName, [.atomic("'\(op.rawValue)'"), lhs, rhs] + bounds)
     }
