@@ -82,7 +82,9 @@ struct FullCommand: AsyncParsableCommand {
         let started = Date()
         let reports = try await TrialSizes.full.runAll(seed: seed)
         if let report {
+            let previous = try? String(contentsOfFile: report, encoding: .utf8)
             let text = ReliabilityRecord(reports: reports, seed: seed, started: started).markdown
+                + ReliabilityRecord.keptNotes(of: previous)
             try text.write(toFile: report, atomically: true, encoding: .utf8)
         }
         if reports.contains(where: { !$0.failures.isEmpty }) { throw ExitCode.failure }

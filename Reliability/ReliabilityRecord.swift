@@ -37,6 +37,16 @@ struct ReliabilityRecord {
         return text
     }
 
+    /// Below this line RELIABILITY.md keeps notes written by hand (findings of
+    /// runs outside the harness, such as ThreadSanitizer's) across rewrites.
+    static let notesMarker = "<!-- notes: text below this line is kept when the harness rewrites this file -->"
+
+    /// The marker and the notes below it in the previous file, or the marker alone.
+    static func keptNotes(of previous: String?) -> String {
+        guard let previous, let range = previous.range(of: notesMarker) else { return notesMarker + "\n" }
+        return String(previous[range.lowerBound...])
+    }
+
     #if DEBUG
     static let build = "debug"
     #else

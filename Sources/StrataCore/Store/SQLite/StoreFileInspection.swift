@@ -6,7 +6,11 @@ import GRDBSQLite
 ///
 /// It reads through SQLite's `immutable` mode (no locks, no side files) on a
 /// connection of its own, so a file that fails a check is refused exactly as
-/// it was found.
+/// it was found. A file with a `-wal` or `-shm` beside it is open elsewhere
+/// (or was, by a process that stopped): its latest rows may be in the WAL and
+/// its pages may be changing, so it is read through an ordinary read-only
+/// connection instead, which takes SQLite's locks and reads the WAL; the
+/// file itself is still not written.
 ///
 /// ```swift
 /// switch try StoreFileInspection(url: url).examine(readOnly: false, verifiesIntegrity: true) {
@@ -47,7 +51,7 @@ struct StoreFileInspection {
             throw StrataError(
                 .corruptStore, "\(fileName) is damaged: its size is not a whole number of pages; it was left untouched")
         }
-        return try withImmutableConnection { connection throws(StrataError) in
+        return try withInspectionConnection { connection throws(StrataError) in
             if verifiesIntegrity { try quickCheck(connection) }
             let tables = try strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'")
             guard tables.contains(StoreLayout.metadataTable) else {
@@ -86,14 +90,18 @@ struct StoreFileInspection {
         }
     }
 
-    private func withImmutableConnection<T>(_ body: (OpaquePointer) throws(StrataError) -> T) throws(StrataError) -> T {
-        let uri = URL(fileURLWithPath: url.path).absoluteString + "?immutable=1"
+    private func withInspectionConnection<T>(_ body: (OpaquePointer) throws(StrataError) -> T) throws(StrataError) -> T {
+        let path = url.path
+        let inUse = FileManager.default.fileExists(atPath: path + "-wal") || FileManager.default.fileExists(atPath: path + "-shm")
+        let uri = URL(fileURLWithPath: path).absoluteString + (inUse ? "" : "?immutable=1")
         var connection: OpaquePointer?
         let opened = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
         defer { sqlite3_close_v2(connection) }
         guard opened == SQLITE_OK, let connection else {
             throw StrataError(.corruptStore, "\(fileName) could not be read as a SQLite database; it was left untouched")
         }
+        // Another process may hold a lock for a moment (creating, checkpointing).
+        if inUse { sqlite3_busy_timeout(connection, 10_000) }
         return try body(connection)
     }
 
