@@ -172,4 +172,19 @@ struct ArithmeticMeaningTests {
                                      #Predicate<Book> { book in offsets.contains { book.year * $0 == 20 } })
         #expect(try any.unsaved.get() == 1 && any.saved.get() == 1)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func arithmeticOnCapturedValuesFailsOnlyWhenARowIsEvaluated(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let ten = 10, zero = 0
+        let request = FetchRequest<Book>(predicate: #Predicate { _ in ten / zero > 0 })
+        try stack.container.perform { context throws in
+            // No book: Swift never evaluates the predicate, and no store does either.
+            #expect(try context.fetch(request).isEmpty)
+            context.insert(Book(title: "one", year: 1))
+            try context.save()
+            let failed = #expect(throws: StrataError.self) { _ = try context.fetch(request) }
+            #expect(failed?.code == .unsupportedPredicate)
+        }
+    }
 }

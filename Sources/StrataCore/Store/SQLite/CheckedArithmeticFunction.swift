@@ -11,7 +11,9 @@ import GRDB
 /// SELECT … WHERE strata_arithmetic('*', "year", ?, -9223372036854775808, 9223372036854775807) > ?
 /// ```
 enum CheckedArithmeticFunction {
-    static let function = DatabaseFunction(CheckedArithmetic.functionName, argumentCount: 5, pure: true) { values in
+    /// Not declared pure: SQLite would compute a call on constants once, before
+    /// reading any row, and fail a query over no rows that Swift never fails.
+    static let function = DatabaseFunction(CheckedArithmetic.functionName, argumentCount: 5, pure: false) { values in
         guard let name = String.fromDatabaseValue(values[0]), let op = ArithmeticOperator(rawValue: name) else {
             throw DatabaseError(message: "\(CheckedArithmetic.functionName) has no operator \(values[0])")
         }

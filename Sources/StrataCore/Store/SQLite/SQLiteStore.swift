@@ -128,7 +128,8 @@ package final class SQLiteStore: PersistentStore {
     }
 
     /// Swift's force unwrap in SQL: the value, or an error that fails the query.
-    private static let unwrapFunction = DatabaseFunction(UnwrapFunction.name, argumentCount: 1, pure: true) { values in
+    /// Not pure, so an unwrap of a constant fails only when a row is read (see ``CheckedArithmeticFunction``).
+    private static let unwrapFunction = DatabaseFunction(UnwrapFunction.name, argumentCount: 1, pure: false) { values in
         guard !values[0].isNull else { throw DatabaseError(message: UnwrapFunction.message) }
         return values[0]
     }
