@@ -85,7 +85,12 @@ struct PredicateCompilerTests {
             #Predicate<PCModel.Book> { $0.year * ($0.year - 1) == 2 },
             #"strata_arithmetic('*', t0."year", strata_arithmetic('-', t0."year", ?, ?, ?), ?, ?) IS ?"#,
             [.integer(1)] + int + int + [.integer(2)])
-        // Sides that can fail the query run in Swift's order, on every row.
+        // Sides that can fail the query run in Swift's order, on every row; a
+        // left side that cannot fail also stays a term an index can serve.
+        try expectSQL(
+            #Predicate<PCModel.Book> { $0.year > 1900 && 100 / $0.year == 0 },
+            #"t0."year" > ? AND CASE WHEN t0."year" > ? THEN strata_arithmetic('/', ?, t0."year", ?, ?) IS ? ELSE 0 END"#,
+            [.integer(1900), .integer(1900), .integer(100)] + int + [.integer(0)])
         try expectSQL(
             #Predicate<PCModel.Book> { $0.year / 10 == 196 && $0.year % 2 == 1 },
             #"CASE WHEN strata_arithmetic('/', t0."year", ?, ?, ?) IS ? THEN strata_arithmetic('%', t0."year", ?, ?, ?) IS ? ELSE 0 END"#,

@@ -46,7 +46,12 @@ struct SQLiteQueryRenderer {
         case .compare(let lhs, let op, let rhs):
             return .binary(render(lhs), op.rawValue, render(rhs), op == .equal ? .equality : .relational)
         case .and(let lhs, let rhs):
-            if lhs.canFail || rhs.canFail { return inOrder(lhs, thenWhenTrue: rhs, otherwise: "0") }
+            if lhs.canFail { return inOrder(lhs, thenWhenTrue: rhs, otherwise: "0") }
+            if rhs.canFail {
+                // The left side also stays a term of its own, which an index
+                // may serve: rows it rules out are rows Swift never divides in.
+                return .binary(render(lhs), "AND", inOrder(lhs, thenWhenTrue: rhs, otherwise: "0"), .and)
+            }
             return .binary(render(lhs), "AND", render(rhs), .and)
         case .or(let lhs, let rhs):
             if lhs.canFail || rhs.canFail { return inOrder(lhs, thenWhenFalse: rhs, otherwise: "1") }
