@@ -16,6 +16,8 @@ import Foundation
 package protocol AsyncPersistentStore: AnyObject, Sendable {
     /// The rows a plan selects, in its order, as values.
     func fetchRowsAsync(_ plan: FetchPlan) async throws(StrataError) -> [StoredRow]
+    /// The primary keys of the rows a plan selects, in its order.
+    func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64]
     /// How many rows a plan selects.
     func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int
     /// Writes a context's changes as one transaction (see ``PersistentStore/save(_:origin:)``).
@@ -28,6 +30,10 @@ extension PersistentStore {
         var rows: [StoredRow] = []
         try fetchRows(plan) { rows.append($0.stored()) }
         return rows
+    }
+
+    package func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64] {
+        try fetchKeys(plan)
     }
 
     package func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {
@@ -54,6 +60,10 @@ private final class SynchronousStoreAwaiting: AsyncPersistentStore {
 
     func fetchRowsAsync(_ plan: FetchPlan) async throws(StrataError) -> [StoredRow] {
         try await store.fetchRowsAsync(plan)
+    }
+
+    func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64] {
+        try store.fetchKeys(plan)
     }
 
     func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {

@@ -9,6 +9,11 @@ extension MemoryStore: AsyncPersistentStore {
         return rows
     }
 
+    package func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64] {
+        await Task.yield()
+        return try fetchKeys(plan)
+    }
+
     package func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {
         await Task.yield()
         return try count(plan)
