@@ -279,7 +279,7 @@ extension PartialRangeUpTo: PredicateRangeValue {
 extension PredicateExpressions.RangeExpressionContains: StorePredicateExpression
 where RangeExpression: StorePredicateExpression, Element: StorePredicateExpression {
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try compilation.requireOrdering(of: Element.Output.self, in: Self.self)
+        let collation = try compilation.ordering(of: Element.Output.self, in: Self.self)
         let bounds: RangeBounds
         if let node = range as? any StoreRangeExpression {
             bounds = try node.compileBounds(&compilation)
@@ -295,14 +295,16 @@ where RangeExpression: StorePredicateExpression, Element: StorePredicateExpressi
         }
         let subject = try compilation.scalar(element.compileStore(&compilation), in: Self.self)
         switch (bounds.lower, bounds.upper) {
-        case (let lower?, let upper?) where bounds.includesUpper:
+        case (let lower?, let upper?) where bounds.includesUpper && collation == .binary:
             return .scalar(.between(subject, lower, upper))
         case (let lower?, let upper?):
-            return .scalar(.and(.compare(subject, .greaterThanOrEqual, lower), .compare(subject, .lessThan, upper)))
+            return .scalar(.and(
+                .compare(subject, .greaterThanOrEqual, lower, collation),
+                .compare(subject, bounds.includesUpper ? .lessThanOrEqual : .lessThan, upper, collation)))
         case (let lower?, nil):
-            return .scalar(.compare(subject, .greaterThanOrEqual, lower))
+            return .scalar(.compare(subject, .greaterThanOrEqual, lower, collation))
         case (nil, let upper?):
-            return .scalar(.compare(subject, bounds.includesUpper ? .lessThanOrEqual : .lessThan, upper))
+            return .scalar(.compare(subject, bounds.includesUpper ? .lessThanOrEqual : .lessThan, upper, collation))
         case (nil, nil):
             return .scalar(.trueValue)
         }

@@ -163,7 +163,7 @@ where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
 extension PredicateExpressions.Comparison: StorePredicateExpression
 where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        try compilation.requireOrdering(of: LHS.Output.self, in: Self.self)
+        let collation = try compilation.ordering(of: LHS.Output.self, in: Self.self)
         let left = try compilation.scalar(lhs.compileStore(&compilation), in: Self.self)
         let right = try compilation.scalar(rhs.compileStore(&compilation), in: Self.self)
         let op: ComparisonOperator = switch self.op {
@@ -172,7 +172,7 @@ where LHS: StorePredicateExpression, RHS: StorePredicateExpression {
         case .greaterThan: .greaterThan
         case .greaterThanOrEqual: .greaterThanOrEqual
         }
-        return .scalar(.compare(left, op, right))
+        return .scalar(.compare(left, op, right, collation))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {

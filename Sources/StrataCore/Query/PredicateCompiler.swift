@@ -205,10 +205,13 @@ struct PredicateCompilation {
     }
 
     /// Throws unless stores order values of `type` the way Swift does.
-    func requireOrdering(of type: Any.Type, in node: Any.Type) throws(StrataError) {
+    /// How stores order values of `type` as Swift does; throws for a type they cannot.
+    func ordering(of type: Any.Type, in node: Any.Type) throws(StrataError) -> Collation {
+        if predicateBaseType(type) == Decimal.self { return .decimal }
         if let problem = storeOrderingProblem(for: type) {
             throw StrataError(.unsupportedPredicate, "\(node) cannot be translated to a store query: \(problem)")
         }
+        return .binary
     }
 
     /// Compiles `transform` with `variable` bound to `value`, then unbinds it.

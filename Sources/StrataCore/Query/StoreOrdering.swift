@@ -4,14 +4,13 @@ import Foundation
 /// does, or nil when they can.
 ///
 /// Numbers, strings (compared by code point, as `String.<` does for
-/// NFC-normalized text), dates and UUIDs order the same in stores and Swift.
-/// Decimals are stored as text, enums by raw value and other `Codable`
-/// values as JSON, so stored order differs from their `Comparable` order.
+/// NFC-normalized text), dates and UUIDs order the same in stores and Swift;
+/// decimals, stored as text, compare through the decimal collation (see
+/// ``PredicateCompilation/ordering(of:in:)``). Enums are stored by raw value
+/// and other `Codable` values as JSON, so stored order differs from their
+/// `Comparable` order.
 func storeOrderingProblem(for type: Any.Type) -> String? {
     let base = predicateBaseType(type)
-    if base == Decimal.self {
-        return "Decimal values are stored as text, so predicates cannot compare them by order"
-    }
     if base is any PersistentValue.Type {
         return nil
     }

@@ -31,8 +31,9 @@ package indirect enum StoreExpression: Sendable, Hashable {
     case equal(StoreExpression, StoreExpression)
     /// `!=` with Swift's meaning of `nil`.
     case notEqual(StoreExpression, StoreExpression)
-    /// An ordering comparison; unknown when either side is NULL.
-    case compare(StoreExpression, ComparisonOperator, StoreExpression)
+    /// An ordering comparison; unknown when either side is NULL. Text compares
+    /// by `collation` (`.decimal`: decimal text by numeric value).
+    case compare(StoreExpression, ComparisonOperator, StoreExpression, Collation = .binary)
     case and(StoreExpression, StoreExpression)
     case or(StoreExpression, StoreExpression)
     case not(StoreExpression)
@@ -82,7 +83,7 @@ package indirect enum StoreExpression: Sendable, Hashable {
         case .negate(let value, let domain):
             if case .integer = domain { true } else { value.canFail }
         case .property(let object, _): object.canFail
-        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b), .and(let a, let b),
+        case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b, _), .and(let a, let b),
              .or(let a, let b), .coalesce(let a, let b), .hasPrefix(let a, let b), .containsText(let a, let b, _):
             a.canFail || b.canFail
         case .not(let value), .isNull(let value): value.canFail

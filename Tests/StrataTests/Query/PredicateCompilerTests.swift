@@ -42,6 +42,8 @@ struct PredicateCompilerTests {
         try expectSQL(#Predicate<PCModel.Book> { $0.uid == uuid }, #"t0."uid" IS ?"#, [.text(uuid.uuidString)])
         let price = Decimal(string: "9.99")!
         try expectSQL(#Predicate<PCModel.Book> { $0.price == price }, #"t0."price" IS ?"#, [.text("9.99")])
+        // Stored as text, ordered as numbers.
+        try expectSQL(#Predicate<PCModel.Book> { $0.price > price }, #"t0."price" COLLATE strata_decimal > ?"#, [.text("9.99")])
         let size = PCModel.Dimensions(width: 3, height: 4)
         try expectSQL(#Predicate<PCModel.Book> { $0.size == size }, #"t0."size" IS ?"#, [.text(#"{"height":4,"width":3}"#)])
     }

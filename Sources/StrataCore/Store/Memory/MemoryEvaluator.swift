@@ -61,10 +61,10 @@ struct MemoryEvaluator {
             return Self.truth(Self.identical(value(lhs), value(rhs)))
         case .notEqual(let lhs, let rhs):
             return Self.truth(!Self.identical(value(lhs), value(rhs)))
-        case .compare(let lhs, let op, let rhs):
+        case .compare(let lhs, let op, let rhs, let collation):
             let left = value(lhs), right = value(rhs)
             if left.isNull || right.isNull { return .null }
-            let order = StoredValueOrder.compare(left, right, collation: .binary)
+            let order = StoredValueOrder.compare(left, right, collation: collation)
             let holds: Bool = switch op {
             case .equal: order == .orderedSame
             case .lessThan: order == .orderedAscending

@@ -43,8 +43,12 @@ struct SQLiteQueryRenderer {
             return .binary(render(lhs), "IS", render(rhs), .equality)
         case .notEqual(let lhs, let rhs):
             return .binary(render(lhs), "IS NOT", render(rhs), .equality)
-        case .compare(let lhs, let op, let rhs):
-            return .binary(render(lhs), op.rawValue, render(rhs), op == .equal ? .equality : .relational)
+        case .compare(let lhs, let op, let rhs, let collation):
+            var left = render(lhs)
+            if collation != .binary {
+                left = SQLTerm(left.operand(atLeast: .atomic) + SQLFragment(" COLLATE \(collation.sqlName)"), .unary)
+            }
+            return .binary(left, op.rawValue, render(rhs), op == .equal ? .equality : .relational)
         case .and(let lhs, let rhs):
             if lhs.canFail { return inOrder(lhs, thenWhenTrue: rhs, otherwise: "0") }
             if rhs.canFail {
