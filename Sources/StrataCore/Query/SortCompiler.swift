@@ -94,7 +94,7 @@ extension PredicateCompiler {
     }
 
     /// The value a sort key reads, and the attribute at its end.
-    private func sortValue(_ keyPath: AnyKeyPath) throws(StrataError) -> (StoreExpression, AttributeDescription) {
+    func sortValue(_ keyPath: AnyKeyPath) throws(StrataError) -> (StoreExpression, AttributeDescription) {
         let path = entity.ordinal(for: keyPath).map { [$0] } ?? resolveChain(keyPath)
         guard let path, let last = path.last else {
             throw StrataError(

@@ -39,6 +39,11 @@ package protocol PersistentStore: AnyObject, Sendable {
     func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64]
     /// How many rows a plan selects (its page, when it has one).
     func count(_ plan: FetchPlan) throws(StrataError) -> Int
+    /// One function over `value` for the rows a plan selects (its page, when
+    /// it has one); `value` is nil for `.count`. Values compare by `collation`.
+    func aggregate(
+        _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
+    ) throws(StrataError) -> StoredValue
     /// One row by primary key; nil when it does not exist.
     func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow?
     /// The rows with these keys, in no particular order; missing keys are skipped.

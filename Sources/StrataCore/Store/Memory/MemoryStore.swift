@@ -99,6 +99,19 @@ package final class MemoryStore: PersistentStore {
         try withDatabase { database, _ throws(StrataError) in try Self.select(plan, in: database).count }
     }
 
+    package func aggregate(
+        _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
+    ) throws(StrataError) -> StoredValue {
+        try withDatabase { database, _ throws(StrataError) in
+            let keys = try Self.select(plan, in: database)
+            guard let value else { return .integer(Int64(keys.count)) }
+            var evaluator = MemoryEvaluator(database: database)
+            let values = keys.map { evaluator.value(value, entityIndex: plan.entityIndex, key: $0) }
+            if let failure = evaluator.failure { throw failure }
+            return try function.compute(values, collation: collation).get()
+        }
+    }
+
     package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
         try withDatabase { database, _ in
             database.row(entityIndex, primaryKey).map { StoredRow(primaryKey: primaryKey, version: $0.version, values: $0.values) }

@@ -1,0 +1,38 @@
+import Foundation
+
+extension ManagedObjectContext {
+    /// One value computed from a request's matches (see ``Aggregate``): by the
+    /// store in one statement, or, when the request includes this context's
+    /// unsaved changes of the entity, over the objects a fetch would return.
+    /// The request's predicate, sort, offset and limit apply.
+    ///
+    /// ```swift
+    /// let pages = try context.aggregate(.sum(\.pages), of: FetchRequest<Book>(predicate: #Predicate { $0.year < 1900 }))
+    /// ```
+    public func aggregate<T: PersistentModel, Value>(_ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>) throws -> Value {
+        do {
+            mergePendingChanges()
+            let entity = try schema.entity(for: T.self)
+            let valueType = aggregate.keyPath.map { type(of: $0).valueType }
+            let collation: Collation = valueType.map(predicateBaseType) == Decimal.self ? .decimal : .binary
+            if collation == .decimal, aggregate.function == .sum || aggregate.function == .average {
+                throw StrataError(
+                    .unsupportedPredicate, "Decimal values are stored as text; their \(aggregate.function.rawValue) is not computed in a store",
+                    entityName: entity.name)
+            }
+            if parent != nil || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
+                let objects = try fetch(request)
+                let values = aggregate.function == .count ? objects.map { _ in StoredValue.null } : objects.map(aggregate.read)
+                return try aggregate.decode(try aggregate.function.compute(values, collation: collation).get())
+            }
+            let store = try coordinator.loadedStore()
+            let compiler = PredicateCompiler(schema: schema, entity: entity)
+            let plan = try compiler.plan(for: request)
+            let value = try aggregate.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
+            return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+
+/// Aggregates in one statement: `SELECT SUM(value) FROM … WHERE …`, over the
+/// plan's page (a subquery) when it has one.
+extension SQLiteStore {
+    package func aggregate(
+        _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
+    ) throws(StrataError) -> StoredValue {
+        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+        let rendered = value.map { renderer.render($0).fragment }
+        var argument = "v"
+        if collation != .binary { argument += " COLLATE \(collation.sqlName)" }
+        let call = switch function {
+        case .count: "COUNT(*)"
+        case .countDistinct: "COUNT(DISTINCT \(argument))"
+        case .sum: "SUM(\(argument))"
+        case .minimum: "MIN(\(argument))"
+        case .maximum: "MAX(\(argument))"
+        case .average: "AVG(\(argument))"
+        }
+        // The value is selected first so that its bound values come first.
+        var sql = "SELECT \(call) FROM (SELECT \(rendered?.sql ?? "NULL") AS v FROM \(select.table) AS t0"
+        if let whereClause = select.whereClause { sql += " WHERE \(whereClause)" }
+        var arguments = (rendered?.arguments ?? []) + select.whereArguments
+        if plan.isLimited {
+            if let order = select.orderClause {
+                sql += " ORDER BY \(order), t0.pk"
+                arguments += select.arguments.dropFirst(select.whereArguments.count)
+            } else {
+                sql += " ORDER BY t0.pk"
+            }
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [.integer(Int64(plan.limit ?? -1)), .integer(Int64(plan.offset))]
+        }
+        sql += ")"
+        if let check = select.checkSQL { _ = try fetchIntegers(sql: check, arguments: select.whereArguments) }
+        do {
+            return try writer.unsafeRead { db in
+                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.reset()
+                defer { statement.reset() }
+                statement.bind(arguments)
+                return try db.holdingConnectionMutex { try statement.step() ? statement.value(at: 0) : .null }
+            }
+        } catch let error as DatabaseError where error.message?.contains("integer overflow") == true {
+            throw CheckedArithmetic.overflow
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+}
