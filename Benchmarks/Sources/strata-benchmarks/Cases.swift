@@ -12,6 +12,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case growth = "growth"
     case upsert = "upsert"
     case migrate = "migrate"
+    case aggregate = "aggregate"
 
     /// The case number.
     var number: Int {
@@ -27,6 +28,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .growth: 9
         case .upsert: 10
         case .migrate: 11
+        case .aggregate: 12
         }
     }
 

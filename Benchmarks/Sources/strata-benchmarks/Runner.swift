@@ -25,6 +25,7 @@ final class Runner {
         case .backgroundSave: try await backgroundSave()
         case .growth: try await growth()
         case .upsert: try await upsert()
+        case .aggregate: try await aggregate()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }
