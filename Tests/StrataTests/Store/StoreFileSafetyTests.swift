@@ -93,6 +93,25 @@ struct StoreFileSafetyTests {
         #expect(sideFiles(of: url).isEmpty)
     }
 
+    @Test func aTableWhoseStoredSchemaLostAColumnIsRefusedBeforeAnythingIsWritten() async throws {
+        let directory = TemporaryDirectory()
+        let url = try await closedStore(in: directory)
+        // Damage no page check sees: the column's name in the schema's text.
+        let queue = try DatabaseQueue(path: url.path)
+        try await queue.write { db in try db.execute(sql: #"ALTER TABLE "Note" RENAME COLUMN "text" TO "tekst""#) }
+        try queue.close()
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        let bytes = try Data(contentsOf: url)
+
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await load(url) { $0.historyTracking = true }
+        }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.message.contains("text") == true)
+        #expect(try Data(contentsOf: url) == bytes)
+        #expect(sideFiles(of: url).isEmpty)
+    }
+
     @Test func aSoundStorePassesTheIntegrityCheck() async throws {
         let directory = TemporaryDirectory()
         let url = try await closedStore(in: directory)

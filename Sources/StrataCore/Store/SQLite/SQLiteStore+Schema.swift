@@ -97,3 +97,43 @@ extension SQLiteStore {
         return statements
     }
 }
+
+extension SQLiteStore {
+    /// Refuses, before anything is written, a store whose tables lack a column
+    /// its recorded schema says they hold: damage in the schema's text (which
+    /// no page check reads) or a change by another program.
+    static func checkTables(
+        _ columns: [String: Set<String>], layout: StoreLayout, schema: Schema, fileName: String
+    ) throws(StrataError) {
+        for entity in schema.entities {
+            let definitions = columnDefinitions(
+                entity, schema: schema, positionColumns: layout.relationships.positionColumns[entity.index])
+            guard let stored = columns[entity.name] else {
+                throw StrataError(
+                    .corruptStore, "\(fileName) is damaged: it has no table for \(entity.name); it was left untouched",
+                    entityName: entity.name)
+            }
+            let missing = definitions.map(columnName).filter { !stored.contains($0) }
+            guard missing.isEmpty else {
+                throw StrataError(
+                    .corruptStore,
+                    "\(fileName) is damaged: the table of \(entity.name) has no column "
+                        + missing.joined(separator: ", ") + "; it was left untouched",
+                    entityName: entity.name)
+            }
+        }
+    }
+
+    /// The name a column definition declares (quoted or bare).
+    private static func columnName(_ definition: String) -> String {
+        guard definition.hasPrefix("\"") else { return String(definition.prefix { $0 != " " }) }
+        var name = "", characters = definition.dropFirst().makeIterator()
+        while let character = characters.next() {
+            if character == "\"" {
+                guard characters.next() == "\"" else { break }
+            }
+            name.append(character)
+        }
+        return name
+    }
+}

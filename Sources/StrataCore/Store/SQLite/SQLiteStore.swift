@@ -76,8 +76,10 @@ package final class SQLiteStore: PersistentStore {
                     let pool = try Self.openPool(at: url)
                     writer = StoreDatabase(pool)
                     identifier = try Self.createOrAdopt(pool, schema: schema, layout: layout, fileName: url.lastPathComponent)
-                case .store(let existing, let metadata):
-                    if !metadata.matches(schema) {
+                case .store(let existing, let metadata, let columns):
+                    if metadata.matches(schema) {
+                        try Self.checkTables(columns, layout: layout, schema: schema, fileName: url.lastPathComponent)
+                    } else {
                         guard let migration, !readOnly else {
                             try metadata.check(against: schema, fileName: url.lastPathComponent, readOnly: readOnly)
                             throw StrataError(.incompatibleStore, "\(url.lastPathComponent) was written with another schema")

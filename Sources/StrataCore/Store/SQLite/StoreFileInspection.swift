@@ -22,8 +22,9 @@ struct StoreFileInspection {
     enum Finding {
         /// No store yet: no file, or an empty one.
         case missing
-        /// A Strata store this version can open, with this identifier and metadata.
-        case store(identifier: String, metadata: StoreMetadata)
+        /// A Strata store this version can open, with this identifier and
+        /// metadata, and the column names of each of its tables.
+        case store(identifier: String, metadata: StoreMetadata, columns: [String: Set<String>])
     }
 
     let url: URL
@@ -65,7 +66,13 @@ struct StoreFileInspection {
             let metadata = try StoreMetadata(values)
             // The schema is compared by the caller, which may migrate it.
             try metadata.checkFormat(fileName: fileName, readOnly: readOnly)
-            return .store(identifier: metadata.storeIdentifier, metadata: metadata)
+            var columns: [String: Set<String>] = [:]
+            for table in tables {
+                // Names as SQLite parses them from the stored schema text, which no page check reads.
+                let info = try strings(connection, "SELECT name FROM pragma_table_info(\(sqlLiteral(table)))")
+                columns[table] = Set(info)
+            }
+            return .store(identifier: metadata.storeIdentifier, metadata: metadata, columns: columns)
         }
     }
 
@@ -126,5 +133,9 @@ struct StoreFileInspection {
     private func damaged(_ connection: OpaquePointer) -> StrataError {
         let message = String(cString: sqlite3_errmsg(connection))
         return StrataError(.corruptStore, "\(fileName) is damaged (\(message)); it was left untouched")
+    }
+
+    private func sqlLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 }
