@@ -86,8 +86,9 @@ extension ManagedObjectContext {
                 backing.state = .registered
                 backing.version = 1
                 registry[entityIndex][pk] = object
-                finishSaving(backing)
             }
+            // Every new object has its key before any foreign key is read from one.
+            for object in pending.inserted { finishSaving(object.persistentBacking) }
         }
         // `updatedWithColumns` is the part of `pending.updated` that wrote
         // columns, in the same order: one pass sets both.

@@ -277,4 +277,25 @@ struct ContextBasicsTests {
         }
         #expect(pinned == ["one"])
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aRelationshipToAnObjectInsertedLaterInTheSameSaveSurvivesARollback(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            // The book is inserted first, so its author gets its key after it.
+            let book = Book(title: "Emma", year: 1815)
+            context.insert(book)
+            let author = Author(email: "jane@example.com", name: "Austen")
+            context.insert(author)
+            author.books.append(book)
+            try context.save()
+            context.rollback()
+            #expect(book.author === author)
+            book.rating = 3
+            let unsaved = try context.count(for: FetchRequest<Book>(predicate: #Predicate { $0.author == nil }))
+            try context.save()
+            #expect(unsaved == 0)
+            #expect(try context.count(for: FetchRequest<Book>(predicate: #Predicate { $0.author == nil })) == 0)
+        }
+    }
 }
