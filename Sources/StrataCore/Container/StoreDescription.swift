@@ -47,9 +47,10 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     public var historyRecordsValueChanges: Bool = false
     /// Watches the store for commits by other processes.
     public var remoteChangeNotifications: Bool = false
-    /// Checks every page of an existing store file with SQLite's `quick_check`
-    /// before opening it (a file that fails is refused with `.corruptStore`
-    /// and left untouched). Off by default: it reads the whole file.
+    /// Checks every page of an existing store file with SQLite's `quick_check`,
+    /// and every relationship with `foreign_key_check`, before opening it (a
+    /// file that fails is refused with `.corruptStore` and left untouched).
+    /// Off by default: it reads the whole file.
     public var verifiesIntegrity: Bool = false
     /// The permission bits a new store file is created with (its `-wal` and
     /// `-shm` files get the same). The default, `0o600`, lets only the owner

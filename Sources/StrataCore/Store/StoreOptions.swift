@@ -6,7 +6,7 @@ package struct StoreOptions: Sendable, Hashable {
     package var recordsValueChanges = false
     /// Watch the file for commits by other processes and containers.
     package var remoteChangeNotifications = false
-    /// Run SQLite's `quick_check` on an existing file before opening it.
+    /// Run SQLite's `quick_check` and `foreign_key_check` on an existing file before opening it.
     package var verifiesIntegrity = false
     /// The permission bits of a newly created store file.
     package var filePermissions: UInt16 = 0o600

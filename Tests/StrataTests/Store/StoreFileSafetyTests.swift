@@ -112,6 +112,36 @@ struct StoreFileSafetyTests {
         #expect(sideFiles(of: url).isEmpty)
     }
 
+    @Test func aRelationshipToARowThatDoesNotExistFailsTheIntegrityCheck() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Library.sqlite")
+        let library = try await load(url, schema: librarySchema)
+        try library.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            let book = Book(title: "B", year: 1)
+            context.insert(book)
+            book.author = author
+            try context.save()
+        }
+        try library.persistentStoreCoordinator.close()
+        // A key scribbled over: the page is sound, the row it names is not there.
+        var unchecked = Configuration()
+        unchecked.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(path: url.path, configuration: unchecked)
+        try await queue.write { db in try db.execute(sql: #"UPDATE "Book" SET "author" = 999"#) }
+        try queue.close()
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        let bytes = try Data(contentsOf: url)
+
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await load(url, schema: librarySchema) { $0.verifiesIntegrity = true }
+        }
+        #expect(error?.code == .corruptStore)
+        #expect(try Data(contentsOf: url) == bytes)
+        #expect(sideFiles(of: url).isEmpty)
+    }
+
     @Test func aSoundStorePassesTheIntegrityCheck() async throws {
         let directory = TemporaryDirectory()
         let url = try await closedStore(in: directory)

@@ -87,13 +87,23 @@ struct StoreFileInspection {
             "\(fileName) is a symbolic link to \(destination), which does not exist; Strata does not create a store through it")
     }
 
-    /// `PRAGMA quick_check`: every page readable and well formed.
+    /// `PRAGMA quick_check`: every page readable and well formed; then
+    /// `PRAGMA foreign_key_check`: every relationship names a row that exists
+    /// (a key scribbled over in a row passes the page check, and an object
+    /// whose related row is missing could not be read).
     private func quickCheck(_ connection: OpaquePointer) throws(StrataError) {
         let results = try strings(connection, "PRAGMA quick_check")
         guard results == ["ok"] else {
             throw StrataError(
                 .corruptStore,
                 "\(fileName) failed SQLite's integrity check (\(results.prefix(3).joined(separator: "; "))); it was left untouched")
+        }
+        let dangling = try strings(connection, "SELECT \"table\", rowid FROM pragma_foreign_key_check LIMIT 3", columns: 2)
+        guard dangling.isEmpty else {
+            let rows = stride(from: 0, to: dangling.count - 1, by: 2).map { "\(dangling[$0]) row \(dangling[$0 + 1])" }
+            throw StrataError(
+                .corruptStore,
+                "\(fileName) is damaged: \(rows.joined(separator: ", ")) relates to a row that does not exist; it was left untouched")
         }
     }
 
