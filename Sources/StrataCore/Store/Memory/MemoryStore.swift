@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store that keeps its rows in memory, in pure Swift: Core Data's in-memory
 /// store type. Predicates and sorts are evaluated by walking Strata's neutral
@@ -23,7 +22,7 @@ package final class MemoryStore: PersistentStore {
     package let isReadOnly = false
     package let originIdentifier = UUID()
     let observers = StoreObservers()
-    let state: Mutex<MemoryState>
+    let state: MemoryStateLock
 
     /// The database and what history it recorded, guarded by the store's lock.
     struct MemoryState: ~Copyable {
@@ -35,7 +34,7 @@ package final class MemoryStore: PersistentStore {
     package init(schema: Schema, options: StoreOptions = StoreOptions()) {
         self.schema = schema
         self.options = options
-        state = Mutex(MemoryState(database: MemoryDatabase(schema: schema)))
+        state = MemoryStateLock(MemoryState(database: MemoryDatabase(schema: schema)))
     }
 
     /// Runs `body` on the database under the lock; throws once the store is closed.
@@ -249,5 +248,23 @@ final class MemoryRowCursor: StoreRow {
 
     func initializeValues(_ target: UnsafeMutablePointer<StoredValue>) {
         values.withUnsafeBufferPointer { target.initialize(from: $0.baseAddress!, count: propertyCount) }
+    }
+}
+
+/// The store's state under a lock ThreadSanitizer can see: `NSLock` is a
+/// pthread mutex, which it intercepts, where `Synchronization.Mutex` on Linux
+/// is invisible to it and every contended access would be reported as a race.
+final class MemoryStateLock: @unchecked Sendable {  // `state` is only touched inside `withLock`
+    private let lock = NSLock()
+    private var state: MemoryStore.MemoryState
+
+    init(_ state: consuming MemoryStore.MemoryState) {
+        self.state = state
+    }
+
+    func withLock<Result>(_ body: (inout MemoryStore.MemoryState) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
     }
 }
