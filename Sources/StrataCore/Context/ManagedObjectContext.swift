@@ -403,8 +403,12 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
             defer { loadsUnreadableValues = false }
             fulfillFault(backing)
         } catch {
+            // The row is gone (another process deleted it, or a damaged key
+            // names none) or could not be read. An accessor cannot throw: report,
+            // and let the object read as values that cannot be read do (the
+            // type's empty value, or nil); nothing is written back unless assigned.
             report(error)
-            preconditionFailure("Strata: could not load \(backing.objectID): \(error)")
+            backing.load(values: repeatElement(StoredValue.null, count: backing.values.count), version: backing.version)
         }
     }
 

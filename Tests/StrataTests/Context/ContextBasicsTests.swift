@@ -298,4 +298,26 @@ struct ContextBasicsTests {
             #expect(try context.count(for: FetchRequest<Book>(predicate: #Predicate { $0.author == nil })) == 0)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFaultWhoseRowIsGoneReadsAsEmptyAndIsReported(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let log = ErrorLog()
+        stack.container.logError = log.record
+        try stack.container.perform { context throws in
+            context.insert(Book(title: "Kept", year: 1))
+            context.insert(Book(title: "Gone", year: 2))
+            try context.save()
+        }
+        let context = stack.container.newContext()
+        var request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])
+        request.fetchBatchSize = 1
+        let books = try context.fetch(request)
+        // Another writer deletes the second row before its fault fires.
+        _ = try stack.container.execute(BatchDeleteRequest<Book>(predicate: #Predicate { $0.year == 2 }))
+        #expect(books[0].title == "Kept")
+        #expect(books[1].title == "")
+        #expect(books[1].year == 0)
+        #expect(log.errors.withLock { $0.contains(.objectNotFound) })
+    }
 }
