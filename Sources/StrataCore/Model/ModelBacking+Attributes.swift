@@ -7,14 +7,27 @@ import Foundation
 
 package enum JSONValueCoding {
     /// JSON text with sorted keys, so equal values store equal text (predicates
-    /// bind `Codable` values the same way).
+    /// bind `Codable` values the same way). Infinities and NaN, which JSON has
+    /// no number for, are written as the strings below rather than failing.
     package static func storedText<V: Encodable>(_ value: V) throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber)
         return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    private static let positiveInfinity = "Infinity", negativeInfinity = "-Infinity", notANumber = "NaN"
+
+    private static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber)
+        return decoder
+    }
+
     static func encode<V: Encodable>(_ value: V, for backing: ModelBacking, at ordinal: Int) -> StoredValue {
+        // Only an `encode(to:)` of the app's own that throws gets here.
         guard let stored = try? storedText(value) else {
             preconditionFailure("Strata: the value of \(backing.propertyName(at: ordinal)) cannot be encoded as JSON")
         }
@@ -24,8 +37,8 @@ package enum JSONValueCoding {
     /// The value JSON text decodes to, or nil.
     static func decodeStored<V: Decodable>(_ stored: StoredValue, as type: V.Type) -> V? {
         switch stored {
-        case .text(let text): try? JSONDecoder().decode(V.self, from: Data(text.utf8))
-        case .blob(let blob): try? JSONDecoder().decode(V.self, from: blob)
+        case .text(let text): try? decoder.decode(V.self, from: Data(text.utf8))
+        case .blob(let blob): try? decoder.decode(V.self, from: blob)
         default: nil
         }
     }

@@ -72,4 +72,21 @@ struct AttributeRoundTripTests {
             #expect(sample.scratch == 0, "transient values are not stored")
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func codableValuesHoldingInfinitiesAndNaNRoundTrip(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Sample.self))
+        try stack.container.perform { context throws in
+            let sample = Sample(seed: 1)
+            // JSON has no number for these; they must not stop the program.
+            sample.dimensions = Dimensions(width: .nan, height: -.infinity, labels: ["∞"])
+            context.insert(sample)
+            try context.save()
+            context.reset()
+            let stored = try #require(try context.fetch(FetchRequest<Sample>()).first)
+            #expect(stored.dimensions.width.isNaN)
+            #expect(stored.dimensions.height == -.infinity)
+            #expect(stored.dimensions.labels == ["∞"])
+        }
+    }
 }
