@@ -67,15 +67,20 @@ public struct Snapshot<Model: PersistentModel>: Sendable {
     }
 
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
-        guard let value = V(storedValue: stored(keyPath)) else { failure(keyPath, V.self) }
+        guard let value = V(storedValue: stored(keyPath)) else {
+            // A value another program wrote, or an object whose row was gone:
+            // the type's empty value, as the object's accessor reads it.
+            if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
+            failure(keyPath, V.self)
+        }
         return value
     }
 
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
         let stored = stored(keyPath)
         if stored.isNull { return nil }
-        guard let value = V(storedValue: stored) else { failure(keyPath, V.self) }
-        return value
+        // Unreadable, as the object's accessor reads it: nil.
+        return V(storedValue: stored)
     }
 
     public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V>) -> V where V.RawValue: PersistentValue {

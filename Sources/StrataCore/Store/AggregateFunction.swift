@@ -43,19 +43,10 @@ package enum AggregateFunction: String, Sendable, Hashable {
                 }
                 return .success(.integer(total))
             }
-            return .success(.real(present.reduce(0) { $0 + Self.number($1) }))
+            return .success(.real(present.reduce(0) { $0 + (CheckedArithmetic.number($1) ?? 0) }))
         case .average:
             guard !present.isEmpty else { return .success(.null) }
-            return .success(.real(present.reduce(0) { $0 + Self.number($1) } / Double(present.count)))
-        }
-    }
-
-    private static func number(_ value: StoredValue) -> Double {
-        switch value {
-        case .integer(let number): Double(number)
-        case .real(let number): number
-        case .text(let text): Double(text) ?? 0
-        case .null, .blob: 0
+            return .success(.real(present.reduce(0) { $0 + (CheckedArithmetic.number($1) ?? 0) } / Double(present.count)))
         }
     }
 }

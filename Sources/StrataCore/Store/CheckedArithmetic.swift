@@ -109,7 +109,8 @@ package enum CheckedArithmetic {
         return .success(.integer(result))
     }
 
-    private static func number(_ value: StoredValue) -> Double? {
+    /// A stored value as a number, as SQLite reads one in arithmetic; nil for NULL and blobs.
+    package static func number(_ value: StoredValue) -> Double? {
         switch value {
         case .integer(let number): Double(number)
         case .real(let number): number

@@ -87,7 +87,7 @@ extension SQLiteStore {
         case .null: "NULL"
         case .integer(let number): String(number)
         case .real: nil
-        case .text(let text) where !text.contains("\0"): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .text(let text) where !text.contains("\0"): sqlTextLiteral(text)
         case .text: nil
         case .blob(let data): "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
         }

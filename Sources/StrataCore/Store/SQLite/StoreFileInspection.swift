@@ -69,7 +69,7 @@ struct StoreFileInspection {
             var columns: [String: Set<String>] = [:]
             for table in tables {
                 // Names as SQLite parses them from the stored schema text, which no page check reads.
-                let info = try strings(connection, "SELECT name FROM pragma_table_info(\(sqlLiteral(table)))")
+                let info = try strings(connection, "SELECT name FROM pragma_table_info(\(sqlTextLiteral(table)))")
                 columns[table] = Set(info)
             }
             return .store(identifier: metadata.storeIdentifier, metadata: metadata, columns: columns)
@@ -145,7 +145,4 @@ struct StoreFileInspection {
         return StrataError(.corruptStore, "\(fileName) is damaged (\(message)); it was left untouched")
     }
 
-    private func sqlLiteral(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
 }
