@@ -20,19 +20,22 @@ extension ManagedObjectContext {
                     .unsupportedPredicate, "Decimal values are stored as text; their \(aggregate.function.rawValue) is not computed in a store",
                     entityName: entity.name)
             }
-            if parent != nil || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
-                let objects = try fetch(request)
-                let values = aggregate.function == .count ? objects.map { _ in StoredValue.null } : objects.map(aggregate.read)
-                return try aggregate.decode(try aggregate.function.compute(values, collation: collation).get())
+            if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
+                return try aggregateInMemory(aggregate, of: request, collation: collation)
             }
-            let store = try coordinator.loadedStore()
-            let compiler = PredicateCompiler(schema: schema, entity: entity)
-            let plan = try compiler.plan(for: request)
-            let value = try aggregate.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
-            return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
+            return try parentStore.aggregate(aggregate, of: request, collation: collation, in: self)
         } catch {
             report(error)
             throw error
         }
+    }
+
+    /// An aggregate computed over the objects a fetch returns.
+    func aggregateInMemory<T: PersistentModel, Value>(
+        _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation
+    ) throws -> Value {
+        let objects = try fetch(request)
+        let values = aggregate.function == .count ? objects.map { _ in StoredValue.null } : objects.map(aggregate.read)
+        return try aggregate.decode(try aggregate.function.compute(values, collation: collation).get())
     }
 }

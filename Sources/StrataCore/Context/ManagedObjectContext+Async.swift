@@ -30,11 +30,10 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            if parent != nil || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
+            if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
                 return try await fetchObjectsAsync(request).count
             }
-            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-            return try await coordinator.loadedStore().awaitable.countAsync(plan)
+            return try await parentStore.countAsync(request, in: self)
         } catch {
             report(error)
             throw error
@@ -55,46 +54,60 @@ extension ManagedObjectContext {
         mergePendingChanges()
         guard hasChanges else { return }
         do {
-            if parent != nil { return try saveToParent() }
-            let store = try coordinator.loadedStore()
-            var pending = try prepareForSave()
-            for _ in 0..<Self.maximumConflictRounds {
-                var clashes = contextUniquenessClashes(of: pending)
-                if clashes.isEmpty {
-                    let request = pending.makeRequest()
-                    let result = try await store.awaitable.saveAsync(request.request, origin: ObjectIdentifier(originMarker))
-                    if result.conflicts.isEmpty {
-                        apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
-                        pending.notifyDidSave()
-                        return
-                    }
-                    clashes = storeClashes(result.conflicts, store: store)
-                }
-                try settle(clashes, store: store)
-                pending = PendingSave(context: self)
-                if !hasChanges { return }
-            }
-            throw Self.recurringConflicts
+            try await parentStore.saveAsync(changesOf: self)
         } catch {
             report(error)
             throw error
         }
     }
 
+    /// Writes this context's changes to the store, awaiting it, settling
+    /// conflicts as ``save()`` does.
+    nonisolated(nonsending) func saveToStoreAsync(_ store: any PersistentStore) async throws {
+        var pending = try prepareForSave()
+        for _ in 0..<Self.maximumConflictRounds {
+            var clashes = contextUniquenessClashes(of: pending)
+            if clashes.isEmpty {
+                let request = pending.makeRequest()
+                let result = try await store.awaitable.saveAsync(request.request, origin: ObjectIdentifier(originMarker))
+                if result.conflicts.isEmpty {
+                    apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
+                    pending.notifyDidSave()
+                    return
+                }
+                clashes = storeClashes(result.conflicts, store: store)
+            }
+            try settle(clashes, store: store)
+            pending = PendingSave(context: self)
+            if !hasChanges { return }
+        }
+        throw Self.recurringConflicts
+    }
+
     nonisolated(nonsending) private func fetchObjectsAsync<T: PersistentModel>(_ request: FetchRequest<T>) async throws -> [T] {
         mergePendingChanges()
-        if parent != nil { return try fetch(request) }
-        let store = try coordinator.loadedStore()
         let entity = try schema.entity(for: T.self)
-        let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-        let pending = request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)
-        let rows = try await store.awaitable.fetchRowsAsync(pending ? plan.unlimited : plan)
-        // Every model object of the entity is made by its model type.
-        let objects = try rows.map { row throws(StrataError) in
-            try registerRow(entity: entity, primaryKey: row.primaryKey, values: row.values, version: row.version) as! T
+        let results: [T]
+        if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
+            let stored = try await parentStore.fetchAsync(request.wholeResults, in: self)
+            results = try applyPendingChanges(to: stored, request: request)
+        } else {
+            results = try await parentStore.fetchAsync(request, in: self)
         }
-        let results = pending ? try applyPendingChanges(to: objects, request: request) : objects
         try prefetch(request.relationshipKeyPathsForPrefetching, of: results, entity: entity)
         return results
+    }
+
+    /// The store's matches for a request as registered objects, awaiting the store.
+    nonisolated(nonsending) func fetchFromStoreAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, store: any PersistentStore
+    ) async throws -> [T] {
+        let entity = try schema.entity(for: T.self)
+        let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
+        let rows = try await store.awaitable.fetchRowsAsync(plan)
+        // Every model object of the entity is made by its model type.
+        return try rows.map { row throws(StrataError) in
+            try registerRow(entity: entity, primaryKey: row.primaryKey, values: row.values, version: row.version) as! T
+        }
     }
 }

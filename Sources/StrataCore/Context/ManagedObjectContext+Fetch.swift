@@ -32,17 +32,10 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            let whole = batchSize <= 0 || parent != nil
-                || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index))
-            if whole {
+            if batchSize <= 0 || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
                 return FetchResultsCollection(try fetchObjects(request))
             }
-            let store = try coordinator.loadedStore()
-            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-            let prefetchOrdinals = try prefetchOrdinals(request.relationshipKeyPathsForPrefetching, entity: entity)
-            let keys = try store.fetchKeys(plan)
-            return FetchResultsCollection(batches: BatchedFetch(
-                context: self, entity: entity, keys: keys, batchSize: batchSize, prefetchOrdinals: prefetchOrdinals))
+            return try parentStore.fetch(request, batchSize: batchSize, in: self)
         } catch {
             report(error)
             throw error
@@ -53,39 +46,51 @@ extension ManagedObjectContext {
     public func count<T: PersistentModel>(for request: FetchRequest<T>) throws -> Int {
         do {
             mergePendingChanges()
-            if parent != nil { return try childFetch(request).count }
-            let store = try coordinator.loadedStore()
             let entity = try schema.entity(for: T.self)
-            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
             if request.includesPendingChanges, hasPendingChanges(entityIndex: entity.index) {
                 return try fetchObjects(request).count
             }
-            return try store.count(plan)
+            return try parentStore.count(request, in: self)
         } catch {
             report(error)
             throw error
         }
     }
 
-    private func fetchObjects<T: PersistentModel>(_ request: FetchRequest<T>) throws -> [T] {
+    /// A request's matches: the parent store's, with this context's unsaved
+    /// changes applied when the request includes them.
+    func fetchObjects<T: PersistentModel>(_ request: FetchRequest<T>) throws -> [T] {
         mergePendingChanges()
-        if parent != nil { return try childFetch(request) }
-        let store = try coordinator.loadedStore()
+        let entity = try schema.entity(for: T.self)
+        let results: [T]
+        if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
+            // The parent store's matches, then this context's changes, ordered
+            // and limited together in memory.
+            results = try applyPendingChanges(to: parentStore.fetch(request.wholeResults, in: self), request: request)
+        } else {
+            results = try parentStore.fetch(request, in: self)
+        }
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: results, entity: entity)
+        return results
+    }
+
+    /// The store's matches for a request, as registered objects (or batched faults).
+    func fetchFromStore<T: PersistentModel>(_ request: FetchRequest<T>, store: any PersistentStore) throws -> [T] {
         let entity = try schema.entity(for: T.self)
         let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-        let pending = request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)
-        if !pending {
-            let objects: [T] = try load(plan: plan, batchSize: request.fetchBatchSize, entity: entity, store: store)
-            try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: entity)
-            return objects
-        }
+        return try load(plan: plan, batchSize: request.fetchBatchSize, entity: entity, store: store)
+    }
 
-        // Unsaved changes count: take the store's matches, then this context's
-        // changes, ordered and limited together in memory.
-        let stored: [T] = try load(plan: plan.unlimited, batchSize: 0, entity: entity, store: store)
-        let slice = try applyPendingChanges(to: stored, request: request)
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: slice, entity: entity)
-        return slice
+    /// The store's matches for a request, loaded in batches as they are used.
+    func fetchFromStore<T: PersistentModel>(
+        _ request: FetchRequest<T>, batchSize: Int, store: any PersistentStore
+    ) throws -> FetchResultsCollection<T> {
+        let entity = try schema.entity(for: T.self)
+        let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
+        let prefetchOrdinals = try prefetchOrdinals(request.relationshipKeyPathsForPrefetching, entity: entity)
+        let keys = try store.fetchKeys(plan)
+        return FetchResultsCollection(batches: BatchedFetch(
+            context: self, entity: entity, keys: keys, batchSize: batchSize, prefetchOrdinals: prefetchOrdinals))
     }
 
     /// Whether this context has unsaved changes that a fetch of the entity must see.

@@ -54,10 +54,7 @@ extension ManagedObjectContext {
             needed[key.entityIndex, default: []].append(key.primaryKey)
         }
         for (key, names) in outcome.updated {
-            if let object = registry[key.entityIndex][key.primaryKey] {
-                // A child context reads through its parent, as a refresh does.
-                if parent != nil { refresh(object, mergeChanges: true); continue }
-            } else if !affectsLoadedInverse(entityIndex: key.entityIndex, names: names) {
+            if registry[key.entityIndex][key.primaryKey] == nil, !affectsLoadedInverse(entityIndex: key.entityIndex, names: names) {
                 continue
             }
             needed[key.entityIndex, default: []].append(key.primaryKey)
@@ -65,8 +62,10 @@ extension ManagedObjectContext {
         for (entityIndex, keys) in needed.sorted(by: { $0.key < $1.key }) {
             let entity = schema.entities[entityIndex]
             var found = Set<Int64>()
-            try store.fetchRows(entityIndex: entityIndex, primaryKeys: keys) { cursor in
-                let values = cursor.decodeValues()
+            // Read through the parent store: a child context sees its parent's
+            // current values, as a refresh does.
+            try parentStore.readValues(entityIndex: entityIndex, primaryKeys: keys, in: self) { cursor in
+                let values = cursor.values
                 let key = HistoryOutcome.Key(entityIndex: entityIndex, primaryKey: cursor.primaryKey)
                 let row = ChangeSet.Row(
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),

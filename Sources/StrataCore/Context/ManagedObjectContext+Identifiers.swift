@@ -15,14 +15,10 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            if parent != nil || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
+            if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
                 return try fetch(request).map(\.objectID)
             }
-            let store = try coordinator.loadedStore()
-            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-            return try store.fetchKeys(plan).map { key in
-                ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
-            }
+            return try parentStore.fetchIdentifiers(request, in: self)
         } catch {
             report(error)
             throw error
@@ -40,14 +36,10 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            if parent != nil || (request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index)) {
+            if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
                 return try await fetchAsync(request).map(\.objectID)
             }
-            let store = try coordinator.loadedStore()
-            let plan = try PredicateCompiler(schema: schema, entity: entity).plan(for: request)
-            return try await store.awaitable.fetchKeysAsync(plan).map { key in
-                ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
-            }
+            return try await parentStore.fetchIdentifiersAsync(request, in: self)
         } catch {
             report(error)
             throw error

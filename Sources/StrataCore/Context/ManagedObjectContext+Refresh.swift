@@ -50,7 +50,7 @@ extension ManagedObjectContext {
         }
         guard !backing.isFault, let entity = backing.entity else { return }
         do {
-            guard let row = try currentRow(of: backing, entity: entity) else { return }
+            guard let row = try parentStore.currentValues(of: backing, in: self) else { return }
             for ordinal in entity.columnOrdinals {
                 if backing.changedOrdinals.contains(ordinal) {
                     backing.setCommittedValue(row.values[ordinal], at: ordinal)
@@ -70,20 +70,6 @@ extension ManagedObjectContext {
         } catch {
             report(error)
         }
-    }
-
-    /// The values a refresh reads: the parent's current ones in a child
-    /// context, the stored row otherwise.
-    private func currentRow(
-        of backing: ModelBacking, entity: EntityDescription
-    ) throws -> (values: ContiguousArray<StoredValue>, version: Int64)? {
-        if parent != nil {
-            let source = try parentObject(for: backing.objectID).persistentBacking
-            source.willAccess()
-            return (ContiguousArray(source.values), source.version)
-        }
-        guard let pk = backing.primaryKey else { return nil }
-        return try coordinator.loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk).map { ($0.values, $0.version) }
     }
 
     /// Refreshes every registered object, keeping unsaved changes.

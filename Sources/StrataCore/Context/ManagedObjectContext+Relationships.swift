@@ -3,22 +3,14 @@ extension ManagedObjectContext {
     /// whose foreign key points at the owner, or its join rows), adjusted by
     /// this context's unsaved changes: members that left go, new ones follow.
     package func loadToMany(of owner: any PersistentModel, ordinal: Int) -> [any PersistentModel] {
-        if parent != nil { return childLoadToMany(of: owner, ordinal: ordinal) }
         let backing = owner.persistentBacking
         guard let entity = backing.entity else { return [] }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         var members: [any PersistentModel] = []
-        if let pk = backing.primaryKey {
+        if backing.state != .inserted {
             do {
-                let store = try coordinator.loadedStore()
-                try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owner: pk) { row in
-                    // A member whose row cannot be read stays a fault: it is still
-                    // a member, and its own accessors deal with the value.
-                    let member = try? registerRow(
-                        entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version)
-                    members.append(member ?? registerFault(entity: destination, primaryKey: row.primaryKey))
-                }
+                members = try parentStore.members(of: owner, ordinal: ordinal, in: self)
             } catch {
                 report(error)
             }

@@ -6,18 +6,20 @@ extension ManagedObjectContext {
     public func save() throws {
         mergePendingChanges()
         guard hasChanges else { return }
-        if parent != nil {
-            do { return try saveToParent() } catch { report(error); throw error }
-        }
         do {
-            let store = try coordinator.loadedStore()
-            let pending = try prepareForSave()
-            let saved = try writeResolvingConflicts(pending, store: store)
-            saved.notifyDidSave()
+            try parentStore.save(changesOf: self)
         } catch {
             report(error)
             throw error
         }
+    }
+
+    /// Writes this context's changes to the store in one transaction,
+    /// settling conflicts by the merge policy.
+    func saveToStore(_ store: any PersistentStore) throws {
+        let pending = try prepareForSave()
+        let saved = try writeResolvingConflicts(pending, store: store)
+        saved.notifyDidSave()
     }
 
     /// Runs the hooks that come before a save (`willSave`, then validation) and

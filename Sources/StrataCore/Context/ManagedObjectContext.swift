@@ -50,7 +50,10 @@ public final class ManagedObjectContext {
     @exclusivity(unchecked) var tracker = ChangeTracker()
     /// The context a child context reads from and saves into; nil for contexts
     /// over the store.
-    public internal(set) var parent: ManagedObjectContext?
+    public let parent: ManagedObjectContext?
+    /// What this context reads from and saves into: the parent context, or
+    /// the coordinator (the persistent store) for a top-level context.
+    let parentStore: any ParentStore
     /// In a child context: objects the parent inserted and has not saved yet.
     var registeredByTemporaryKey: [UInt64: any PersistentModel] = [:]
     /// The rows that objects saved with temporary IDs became (entity and
@@ -73,8 +76,14 @@ public final class ManagedObjectContext {
     var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
 
     /// A context over a coordinator's store.
-    public init(coordinator: PersistentStoreCoordinator) {
-        self.parent = nil
+    public convenience init(coordinator: PersistentStoreCoordinator) {
+        self.init(coordinator: coordinator, parent: nil)
+    }
+
+    /// A context over `parent`'s state when given one, else over the store.
+    init(coordinator: PersistentStoreCoordinator, parent: ManagedObjectContext?) {
+        self.parent = parent
+        self.parentStore = parent ?? coordinator
         self.coordinator = coordinator
         self.registry = coordinator.schema.entities.map { _ in IdentityMap() }
         self.inbox = MergeInbox(owner: ObjectIdentifier(originMarker))
@@ -225,18 +234,7 @@ public final class ManagedObjectContext {
             if object.persistentBacking.isFault { try fulfill(object.persistentBacking) }
             return object
         }
-        if let parent {
-            let object = childObject(for: try parent.existingAnyObject(with: id))
-            if object.persistentBacking.isFault { try fulfill(object.persistentBacking) }
-            return object
-        }
-        let store = try coordinator.loadedStore()
-        guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,
-              let entity = schema.entity(named: id.entityName),
-              let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
-            throw StrataError(.objectNotFound, "No object exists for \(id)", entityName: id.entityName, objectIDs: [id])
-        }
-        return try registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version)
+        return try parentStore.object(with: id, in: self)
     }
 
     // MARK: - Identity map
@@ -350,9 +348,13 @@ public final class ManagedObjectContext {
     }
 
     func fulfill(_ backing: ModelBacking) throws {
-        if parent != nil { return try fulfillFromParent(backing) }
+        try parentStore.fulfill(backing, in: self)
+    }
+
+    /// Loads a fault from the store: with the rest of its batch when it has
+    /// one, else its own row.
+    func fulfillFromStore(_ backing: ModelBacking, store: any PersistentStore) throws {
         guard let entity = backing.entity, let pk = backing.primaryKey else { return }
-        let store = try coordinator.loadedStore()
         if let batch = backing.faultBatch {
             try fulfill(batch, entity: entity, store: store)
             if !backing.isFault { return }

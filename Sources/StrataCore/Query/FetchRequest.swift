@@ -32,3 +32,17 @@ public struct FetchRequest<Model: PersistentModel> {
         self.sortBy = sortBy
     }
 }
+
+extension FetchRequest {
+    /// The same matches in the same order, without offset, limit, batching or
+    /// prefetching: what a context combines with its unsaved changes before
+    /// it pages the whole.
+    var wholeResults: FetchRequest {
+        var whole = self
+        whole.fetchLimit = nil
+        whole.fetchOffset = 0
+        whole.fetchBatchSize = 0
+        whole.relationshipKeyPathsForPrefetching = []
+        return whole
+    }
+}

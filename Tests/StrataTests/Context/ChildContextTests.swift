@@ -106,6 +106,39 @@ struct ChildContextTests {
         try child.save()
         #expect(author.books.first?.year == 3)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aGrandchildReadsEveryLevelsUnsavedStateAndSavesThroughIt(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let root = stack.container.newContext()
+        root.insert(Book(title: "Saved", year: 1990))
+        try root.save()
+        root.insert(Book(title: "Unsaved in root", year: 2000))
+
+        let child = root.newChildContext()
+        child.insert(Book(title: "Pushed from child", year: 2010))
+        try child.save()
+        let grandchild = child.newChildContext()
+        grandchild.insert(Book(title: "Only in grandchild", year: 2020))
+
+        var request = FetchRequest<Book>(predicate: #Predicate { $0.year >= 2000 }, sortBy: [SortDescriptor(\.year)])
+        #expect(try grandchild.fetch(request).map(\.title) == ["Unsaved in root", "Pushed from child", "Only in grandchild"])
+        #expect(try grandchild.count(for: request) == 3)
+        #expect(try grandchild.aggregate(.max(\.year), of: FetchRequest<Book>()) == 2020)
+        request.includesPendingChanges = false
+        #expect(try grandchild.fetch(request).map(\.title) == ["Unsaved in root", "Pushed from child"])
+        #expect(try grandchild.fetchIdentifiers(request).count == 2)
+        request.fetchOffset = 1
+        #expect(try await grandchild.fetchAsync(request).map(\.title) == ["Pushed from child"])
+
+        try grandchild.save()
+        try child.save()
+        try root.save()
+        let stored = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title)
+        }
+        #expect(stored == ["Saved", "Unsaved in root", "Pushed from child", "Only in grandchild"])
+    }
 }
 
 @Suite("Child contexts and many-to-many")
@@ -137,5 +170,28 @@ struct ChildContextManyToManyTests {
             try context.existingObject(with: article.objectID, as: Article.self).tags.map(\.name)
         }
         #expect(stored == ["linux", "swift"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aChildsManyToManyLoadsWithItsOwnEditsOfTheOtherSide(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: articleSchema)
+        let parent = stack.container.newContext()
+        let swift = Tag(name: "swift")
+        let linux = Tag(name: "linux")
+        let article = Article(title: "Strata")
+        parent.insert(article)
+        parent.insert(swift)
+        parent.insert(linux)
+        article.tags = [swift, linux]
+        try parent.save()
+
+        let child = parent.newChildContext()
+        // The other side changes first, while the article's tags are not loaded in the child.
+        try child.existingObject(with: linux.objectID, as: Tag.self).articles = []
+        let draft = try child.existingObject(with: article.objectID, as: Article.self)
+        #expect(draft.tags.map(\.name) == ["swift"])
+        #expect(child.objectGraphProblems().isEmpty)
+        try child.save()
+        #expect(article.tags.map(\.name) == ["swift"])
     }
 }

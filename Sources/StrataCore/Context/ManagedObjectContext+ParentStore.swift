@@ -1,5 +1,6 @@
-// Child contexts: a child reads its parent's current state (saved or not) and
-// saves into the parent only; the parent's own save persists the changes.
+// A context as its child's parent store: the child reads this context's
+// current state (saved or not) and saves into it only; this context's own save
+// persists the changes.
 
 extension ManagedObjectContext {
     /// A context that sees this context's state, unsaved changes included, and
@@ -14,14 +15,14 @@ extension ManagedObjectContext {
     /// try context.save()         // persisted
     /// ```
     public func newChildContext() -> ManagedObjectContext {
-        let child = ManagedObjectContext(coordinator: coordinator)
-        child.parent = self
+        let child = ManagedObjectContext(coordinator: coordinator, parent: self)
         child.logError = logError
         return child
     }
 
-    /// This context's object for an object of the parent (a fault until used).
-    func childObject(for parentObject: any PersistentModel) -> any PersistentModel {
+    /// In a child context: this context's object for an object of its parent
+    /// (a fault until used).
+    func object(forParentObject parentObject: any PersistentModel) -> any PersistentModel {
         let id = parentObject.objectID
         let entity = parentObject.persistentBacking.entity!
         if let pk = id.primaryKey {
@@ -35,14 +36,14 @@ extension ManagedObjectContext {
         return object
     }
 
-    /// The parent's object for an ID, following IDs that became permanent.
-    func parentObject(for id: ObjectID) throws -> any PersistentModel {
-        guard let parent else { preconditionFailure("Strata: not a child context") }
-        if let key = id.temporaryKey, parent.registeredObject(for: id) == nil,
-           let permanent = parent.resolvedPermanentID(forTemporaryKey: key) {
-            return try parent.existingAnyObject(with: permanent)
+    /// This context's object for an ID a child holds, following IDs that
+    /// became permanent when this context saved.
+    func existingObject(forChildID id: ObjectID) throws -> any PersistentModel {
+        if let key = id.temporaryKey, registeredObject(for: id) == nil,
+           let permanent = resolvedPermanentID(forTemporaryKey: key) {
+            return try existingAnyObject(with: permanent)
         }
-        return try parent.existingAnyObject(with: id)
+        return try existingAnyObject(with: id)
     }
 
     /// The permanent ID an object saved with a temporary key now has, looking up the chain.
@@ -54,84 +55,137 @@ extension ManagedObjectContext {
             entityName: schema.entities[permanent.entityIndex].name,
             storeIdentifier: (try? coordinator.loadedStore())?.identifier ?? "", primaryKey: permanent.primaryKey)
     }
+}
 
-    /// Loads a child's fault from the parent's current values.
-    func fulfillFromParent(_ backing: ModelBacking) throws {
-        let source = try parentObject(for: backing.objectID)
-        let sourceBacking = source.persistentBacking
+extension ManagedObjectContext: ParentStore {
+    package func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in child: ManagedObjectContext) throws -> [T] {
+        // This context's matches, its unsaved changes included, paged after
+        // the child's objects for them are made.
+        var whole = request.wholeResults
+        whole.includesPendingChanges = true
+        let results = try fetch(whole).map { child.object(forParentObject: $0) as! T }
+        return limited(results, request: request)
+    }
+
+    nonisolated(nonsending) package func fetchAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in child: ManagedObjectContext
+    ) async throws -> [T] {
+        try fetch(request, in: child)
+    }
+
+    package func fetch<T: PersistentModel>(
+        _ request: FetchRequest<T>, batchSize: Int, in child: ManagedObjectContext
+    ) throws -> FetchResultsCollection<T> {
+        // The parent's state is in memory already: no batches to defer.
+        FetchResultsCollection(try child.fetchObjects(request))
+    }
+
+    package func count<T: PersistentModel>(_ request: FetchRequest<T>, in child: ManagedObjectContext) throws -> Int {
+        try fetch(request, in: child).count
+    }
+
+    nonisolated(nonsending) package func countAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in child: ManagedObjectContext
+    ) async throws -> Int {
+        try count(request, in: child)
+    }
+
+    package func fetchIdentifiers<T: PersistentModel>(
+        _ request: FetchRequest<T>, in child: ManagedObjectContext
+    ) throws -> [ObjectID] {
+        var whole = request.wholeResults
+        whole.includesPendingChanges = true
+        return limited(try fetchIdentifiers(whole), request: request)
+    }
+
+    nonisolated(nonsending) package func fetchIdentifiersAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in child: ManagedObjectContext
+    ) async throws -> [ObjectID] {
+        try fetchIdentifiers(request, in: child)
+    }
+
+    package func aggregate<T: PersistentModel, Value>(
+        _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation, in child: ManagedObjectContext
+    ) throws -> Value {
+        // Over the child's objects: this context's unsaved values count.
+        try child.aggregateInMemory(aggregate, of: request, collation: collation)
+    }
+
+    package func object(with id: ObjectID, in child: ManagedObjectContext) throws -> any PersistentModel {
+        let object = child.object(forParentObject: try existingAnyObject(with: id))
+        if object.persistentBacking.isFault { try child.fulfill(object.persistentBacking) }
+        return object
+    }
+
+    package func fulfill(_ backing: ModelBacking, in child: ManagedObjectContext) throws {
+        let sourceBacking = try existingObject(forChildID: backing.objectID).persistentBacking
         sourceBacking.willAccess()
         backing.load(values: sourceBacking.values, version: sourceBacking.version)
-        // Foreign keys to objects the parent has not saved are only in its slots.
+        // Foreign keys to objects this context has not saved are only in its slots.
         if let entity = backing.entity {
             backing.ensureRelations(count: entity.properties.count)
             for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
                 guard ordinal < sourceBacking.relations.count,
                       case .toOne(let target?) = sourceBacking.relations[ordinal],
                       target.objectID.isTemporary else { continue }
-                backing.relations[ordinal] = .toOne(childObject(for: target))
+                backing.relations[ordinal] = .toOne(child.object(forParentObject: target))
             }
         }
     }
 
-    /// A fetch in a child: the parent's results (its pending changes count),
-    /// then this context's own pending changes, order and limits.
-    func childFetch<T: PersistentModel>(_ request: FetchRequest<T>) throws -> [T] {
-        guard let parent else { return [] }
-        var parentRequest = request
-        parentRequest.fetchLimit = nil
-        parentRequest.fetchOffset = 0
-        parentRequest.fetchBatchSize = 0
-        parentRequest.includesPendingChanges = true
-        parentRequest.relationshipKeyPathsForPrefetching = []
-        let results = try parent.fetch(parentRequest).map { childObject(for: $0) as! T }
-        let entity = try schema.entity(for: T.self)
-        if request.includesPendingChanges, hasPendingChanges(entityIndex: entity.index) {
-            return try applyPendingChanges(to: results, request: request)
-        }
-        return limited(results, request: request)
+    package func currentValues(
+        of backing: ModelBacking, in child: ManagedObjectContext
+    ) throws -> (values: ContiguousArray<StoredValue>, version: Int64)? {
+        let source = try existingObject(forChildID: backing.objectID).persistentBacking
+        source.willAccess()
+        return (ContiguousArray(source.values), source.version)
     }
 
-    /// A child's to-many: the parent's members, adjusted by this context's changes.
-    func childLoadToMany(of owner: any PersistentModel, ordinal: Int) -> [any PersistentModel] {
-        guard let entity = owner.persistentBacking.entity else { return [] }
-        var members: [any PersistentModel] = []
-        if owner.persistentBacking.state != .inserted {
-            do {
-                let source = try parentObject(for: owner.objectID)
-                members = ObjectGraph.toMany(of: source, at: ordinal).map { childObject(for: $0) }
-            } catch {
-                report(error)
+    package func readValues(
+        entityIndex: Int, primaryKeys: [Int64], in child: ManagedObjectContext, _ body: (StoredRow) throws -> Void
+    ) throws {
+        // Objects this context holds answer with their current values (none
+        // when deleted here); the rest are read from this context's own parent store.
+        var unregistered: [Int64] = []
+        for key in primaryKeys {
+            guard let object = registry[entityIndex][key] else {
+                unregistered.append(key)
+                continue
             }
+            let backing = object.persistentBacking
+            guard backing.state == .registered else { continue }
+            if backing.isFault { try fulfill(backing) }
+            try body(StoredRow(primaryKey: key, version: backing.version, values: ContiguousArray(backing.values)))
         }
-        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-        guard inverse >= 0 else { return members }
-        let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-        guard destination.properties[inverse].hasColumn else { return members }
-        members.removeAll { member in
-            let state = member.persistentBacking.state
-            return state == .deleted || state == .invalidated
-                || (member.persistentBacking.changedOrdinals.contains(inverse) && ObjectGraph.toOne(of: member, at: inverse) !== owner)
-        }
-        var present = Set(members.map { ObjectIdentifier($0) })
-        for candidate in tracker.insertedObjects() + tracker.changed.objects
-        where candidate.persistentBacking.entity === destination && !present.contains(ObjectIdentifier(candidate)) {
-            guard candidate.persistentBacking.state != .deleted, ObjectGraph.toOne(of: candidate, at: inverse) === owner else { continue }
-            members.append(candidate)
-            present.insert(ObjectIdentifier(candidate))
-        }
-        return members
+        guard !unregistered.isEmpty else { return }
+        try parentStore.readValues(entityIndex: entityIndex, primaryKeys: unregistered, in: self, body)
     }
 
-    /// Pushes this child's changes into its parent, as unsaved changes there.
-    func saveToParent() throws {
-        guard let parent else { return }
+    package func members(of owner: any PersistentModel, ordinal: Int, in child: ManagedObjectContext) throws -> [any PersistentModel] {
+        let source = try existingObject(forChildID: owner.objectID)
+        return ObjectGraph.toMany(of: source, at: ordinal).map { child.object(forParentObject: $0) }
+    }
+
+    nonisolated(nonsending) package func saveAsync(changesOf child: ManagedObjectContext) async throws {
+        try save(changesOf: child)
+    }
+    /// Takes a child's changes in as unsaved changes of this context.
+    package func save(changesOf child: ManagedObjectContext) throws {
+        try child.pushChanges(into: self)
+    }
+}
+
+extension ManagedObjectContext {
+    /// In a child context: applies this context's changes to `parent`, as
+    /// unsaved changes there, and makes the parent's state this context's baseline.
+    private func pushChanges(into parent: ManagedObjectContext) throws {
         let pending = try prepareForSave()
 
         // The parent's counterpart of each object this save touches.
         var counterparts: [ObjectIdentifier: any PersistentModel] = [:]
         func counterpart(_ object: any PersistentModel) throws -> any PersistentModel {
             if let known = counterparts[ObjectIdentifier(object)] { return known }
-            let found = try parentObject(for: object.objectID)
+            let found = try parent.existingObject(forChildID: object.objectID)
             counterparts[ObjectIdentifier(object)] = found
             return found
         }

@@ -1,0 +1,86 @@
+import Foundation
+
+/// What a context reads its objects from and saves its changes into.
+///
+/// A context over a container's store has the coordinator as its parent
+/// store, which answers from the persistent store; a child context has its
+/// parent context, which answers from its own current state (unsaved changes
+/// included) and takes the child's saves as unsaved changes of its own. The
+/// context asks the same questions either way, so it holds no "am I a child?"
+/// branches: it applies its own unsaved changes to what its parent store
+/// answers, and a chain of children works level by level.
+///
+/// Every method runs in the asking context's isolation domain (a child
+/// context lives in its parent's). Objects handed back belong to the asking
+/// context.
+///
+/// ```swift
+/// // Inside the context: the same call for a top-level or a child context.
+/// let stored = try parentStore.fetch(request, in: self)
+/// ```
+package protocol ParentStore: AnyObject {
+    /// The objects a request matches in the parent store, in its order, with
+    /// its limit and offset; the asking context's own unsaved changes are not
+    /// applied (the context does that).
+    func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> [T]
+
+    /// ``fetch(_:in:)``, awaiting a store that answers over a network.
+    nonisolated(nonsending) func fetchAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> [T]
+
+    /// A request's matches as objects loaded in batches of `batchSize` as they are used.
+    func fetch<T: PersistentModel>(
+        _ request: FetchRequest<T>, batchSize: Int, in context: ManagedObjectContext
+    ) throws -> FetchResultsCollection<T>
+
+    /// How many objects a request matches in the parent store.
+    func count<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> Int
+
+    /// ``count(_:in:)``, awaiting the store.
+    nonisolated(nonsending) func countAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> Int
+
+    /// The identifiers of a request's matches, in its order.
+    func fetchIdentifiers<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> [ObjectID]
+
+    /// ``fetchIdentifiers(_:in:)``, awaiting the store.
+    nonisolated(nonsending) func fetchIdentifiersAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> [ObjectID]
+
+    /// One value computed over a request's matches (`collation` orders the values compared).
+    func aggregate<T: PersistentModel, Value>(
+        _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation, in context: ManagedObjectContext
+    ) throws -> Value
+
+    /// The asking context's object for an ID it has not registered, loaded;
+    /// `.objectNotFound` when the parent store has no such object.
+    func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel
+
+    /// Loads a fault of the asking context with its current values.
+    func fulfill(_ backing: ModelBacking, in context: ManagedObjectContext) throws
+
+    /// An object's current values and version in the parent store, or nil
+    /// when it has none (a refresh reads these).
+    func currentValues(
+        of backing: ModelBacking, in context: ManagedObjectContext
+    ) throws -> (values: ContiguousArray<StoredValue>, version: Int64)?
+
+    /// The current values of the rows with these keys that still exist, in any
+    /// order (a merge of history reads these).
+    func readValues(
+        entityIndex: Int, primaryKeys: [Int64], in context: ManagedObjectContext, _ body: (StoredRow) throws -> Void
+    ) throws
+
+    /// The members of a to-many relationship of a saved owner, as the parent
+    /// store holds them, as objects of the asking context.
+    func members(of owner: any PersistentModel, ordinal: Int, in context: ManagedObjectContext) throws -> [any PersistentModel]
+
+    /// Takes every insert, change and deletion of the asking context, all or nothing.
+    func save(changesOf context: ManagedObjectContext) throws
+
+    /// ``save(changesOf:)``, awaiting the store.
+    nonisolated(nonsending) func saveAsync(changesOf context: ManagedObjectContext) async throws
+}

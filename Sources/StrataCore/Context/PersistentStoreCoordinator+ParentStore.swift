@@ -1,0 +1,121 @@
+import Foundation
+
+// The coordinator as a top-level context's parent store: every answer comes
+// from the loaded persistent store, through plans the query compiler makes.
+// The row-to-object work stays in the context (its identity map, its hot
+// loops); this file says which store call answers which question.
+
+extension PersistentStoreCoordinator: ParentStore {
+    package func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> [T] {
+        try context.fetchFromStore(request, store: loadedStore())
+    }
+
+    nonisolated(nonsending) package func fetchAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> [T] {
+        try await context.fetchFromStoreAsync(request, store: loadedStore())
+    }
+
+    package func fetch<T: PersistentModel>(
+        _ request: FetchRequest<T>, batchSize: Int, in context: ManagedObjectContext
+    ) throws -> FetchResultsCollection<T> {
+        try context.fetchFromStore(request, batchSize: batchSize, store: loadedStore())
+    }
+
+    package func count<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> Int {
+        let store = try loadedStore()
+        return try store.count(plan(for: request))
+    }
+
+    nonisolated(nonsending) package func countAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> Int {
+        let store = try loadedStore()
+        return try await store.awaitable.countAsync(plan(for: request))
+    }
+
+    package func fetchIdentifiers<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) throws -> [ObjectID] {
+        let store = try loadedStore()
+        let entity = try schema.entity(for: T.self)
+        return try store.fetchKeys(plan(for: request)).map { key in
+            ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
+        }
+    }
+
+    nonisolated(nonsending) package func fetchIdentifiersAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, in context: ManagedObjectContext
+    ) async throws -> [ObjectID] {
+        let store = try loadedStore()
+        let entity = try schema.entity(for: T.self)
+        return try await store.awaitable.fetchKeysAsync(plan(for: request)).map { key in
+            ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
+        }
+    }
+
+    package func aggregate<T: PersistentModel, Value>(
+        _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation, in context: ManagedObjectContext
+    ) throws -> Value {
+        let store = try loadedStore()
+        let compiler = try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self))
+        let plan = try compiler.plan(for: request)
+        let value = try aggregate.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
+        return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
+    }
+
+    package func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel {
+        let store = try loadedStore()
+        guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,
+              let entity = schema.entity(named: id.entityName),
+              let row = try store.fetchRow(entityIndex: entity.index, primaryKey: pk) else {
+            throw StrataError(.objectNotFound, "No object exists for \(id)", entityName: id.entityName, objectIDs: [id])
+        }
+        return try context.registerRow(entity: entity, primaryKey: pk, values: row.values, version: row.version)
+    }
+
+    package func fulfill(_ backing: ModelBacking, in context: ManagedObjectContext) throws {
+        try context.fulfillFromStore(backing, store: loadedStore())
+    }
+
+    package func currentValues(
+        of backing: ModelBacking, in context: ManagedObjectContext
+    ) throws -> (values: ContiguousArray<StoredValue>, version: Int64)? {
+        guard let entity = backing.entity, let pk = backing.primaryKey else { return nil }
+        return try loadedStore().fetchRow(entityIndex: entity.index, primaryKey: pk).map { ($0.values, $0.version) }
+    }
+
+    package func readValues(
+        entityIndex: Int, primaryKeys: [Int64], in context: ManagedObjectContext, _ body: (StoredRow) throws -> Void
+    ) throws {
+        try loadedStore().fetchRows(entityIndex: entityIndex, primaryKeys: primaryKeys) { row in try body(row.stored()) }
+    }
+
+    package func members(of owner: any PersistentModel, ordinal: Int, in context: ManagedObjectContext) throws -> [any PersistentModel] {
+        let backing = owner.persistentBacking
+        guard let entity = backing.entity, let pk = backing.primaryKey else { return [] }
+        let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+        var members: [any PersistentModel] = []
+        try loadedStore().fetchMembers(entityIndex: entity.index, ordinal: ordinal, owner: pk) { row in
+            // A member whose row cannot be read stays a fault: it is still a
+            // member, and its own accessors deal with the value.
+            let member = try? context.registerRow(
+                entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version)
+            members.append(member ?? context.registerFault(entity: destination, primaryKey: row.primaryKey))
+        }
+        return members
+    }
+
+    package func save(changesOf context: ManagedObjectContext) throws {
+        try context.saveToStore(loadedStore())
+    }
+
+    nonisolated(nonsending) package func saveAsync(changesOf context: ManagedObjectContext) async throws {
+        try await context.saveToStoreAsync(loadedStore())
+    }
+
+    /// The store-neutral plan for a request.
+    private func plan<T: PersistentModel>(for request: FetchRequest<T>) throws(StrataError) -> FetchPlan {
+        try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self)).plan(for: request)
+    }
+}
