@@ -35,7 +35,7 @@ where Base: StorePredicateExpression, Other: StorePredicateExpression {
         try requireString(Base.Output.self, in: Self.self)
         let string = try compilation.scalar(base.compileStore(&compilation), in: Self.self)
         let part = try compilation.scalar(other.compileStore(&compilation), in: Self.self)
-        return .scalar(.containsText(string, part, foldsASCIICase: false))
+        return .scalar(.containsText(string, part))
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -44,14 +44,12 @@ where Base: StorePredicateExpression, Other: StorePredicateExpression {
 }
 
 #if canImport(Darwin)
-// Foundation offers `localizedStandardContains` in predicates on Apple platforms only.
+// Foundation offers `localizedStandardContains` in predicates on Apple platforms;
+// Strata gives it the meaning it has on Linux (see `FoldedTextContains`).
 extension PredicateExpressions.StringLocalizedStandardContains: StorePredicateExpression
 where Root: StorePredicateExpression, Other: StorePredicateExpression {
-    /// Folds ASCII letters only; diacritics are not ignored.
     func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
-        let string = try compilation.scalar(root.compileStore(&compilation), in: Self.self)
-        let part = try compilation.scalar(other.compileStore(&compilation), in: Self.self)
-        return .scalar(.containsText(string, part, foldsASCIICase: true))
+        try compilation.foldedContains(root, other, in: Self.self)
     }
 
     func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
@@ -59,6 +57,28 @@ where Root: StorePredicateExpression, Other: StorePredicateExpression {
     }
 }
 #endif
+
+extension FoldedTextContains: StorePredicateExpression
+where Root: StorePredicateExpression, Other: StorePredicateExpression {
+    func compileStore(_ compilation: inout PredicateCompilation) throws(StrataError) -> PredicateOperand {
+        try compilation.foldedContains(root, other, in: Self.self)
+    }
+
+    func yieldsNull(whenNull variable: PredicateExpressions.VariableID) -> Bool {
+        root.yieldsNull(whenNull: variable) || other.yieldsNull(whenNull: variable)
+    }
+}
+
+extension PredicateCompilation {
+    /// Whether the folded form of one text contains the folded form of another.
+    mutating func foldedContains(
+        _ root: some StorePredicateExpression, _ other: some StorePredicateExpression, in node: Any.Type
+    ) throws(StrataError) -> PredicateOperand {
+        let string = try scalar(root.compileStore(&self), in: node)
+        let part = try scalar(other.compileStore(&self), in: node)
+        return .scalar(.containsText(.transformed(string, .folded), .transformed(part, .folded)))
+    }
+}
 
 // MARK: - Membership
 

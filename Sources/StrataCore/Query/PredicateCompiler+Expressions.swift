@@ -49,13 +49,17 @@ extension PredicateExpressions.KeyPath: StorePredicateExpression where Root: Sto
             default: .other
             }
             return try compilation.aggregate(access, of: relationship, name: name, in: Self.self)
+        case .scalar(let value) where keyPath as AnyKeyPath == \String.folded as AnyKeyPath:
+            return .scalar(.transformed(value, .folded))
+        case .scalar(let value) where keyPath as AnyKeyPath == \String.backwards as AnyKeyPath:
+            return .scalar(.transformed(value, .backwards))
         case .scalar(let value) where kind == .collectionIsEmpty && Root.Output.self is any StringProtocol.Type:
             // Unknown for nil, as the other properties of a missing value.
             return .scalar(.compare(value, .equal, .value(.text(""))))
         case .scalar, .null:
             throw StrataError(
                 .unsupportedPredicate,
-                "the key path \(keyPath) cannot be translated to a store query; only persistent properties, to-one relationships, String.isEmpty and the count and isEmpty of to-many relationships can be (in \(Self.self))")
+                "the key path \(keyPath) cannot be translated to a store query; only persistent properties, to-one relationships, String.isEmpty, String.folded, String.backwards and the count and isEmpty of to-many relationships can be (in \(Self.self))")
         }
     }
 

@@ -237,14 +237,23 @@ extension PredicateExpressions.ForcedUnwrap: CheckedPredicateExpression where In
 extension PredicateExpressions.SequenceStartsWith: CheckedPredicateExpression
 where Base: CheckedPredicateExpression, Prefix: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
-        try base.evaluateChecked(bindings).starts(with: prefix.evaluateChecked(bindings))
+        let sequence = try base.evaluateChecked(bindings), start = try prefix.evaluateChecked(bindings)
+        // Text by code point, as stores compare it (not by grapheme cluster).
+        if let text = sequence as? String, let start = start as? String {
+            return text.unicodeScalars.starts(with: start.unicodeScalars)
+        }
+        return sequence.starts(with: start)
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: CheckedPredicateExpression
 where Base: CheckedPredicateExpression, Other: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
-        try base.evaluateChecked(bindings).contains(other.evaluateChecked(bindings))
+        let collection = try base.evaluateChecked(bindings), part = try other.evaluateChecked(bindings)
+        if let text = collection as? String, let part = part as? String {
+            return text.unicodeScalars.containsScalars(part.unicodeScalars)
+        }
+        return collection.contains(part)
     }
 }
 
@@ -252,10 +261,18 @@ where Base: CheckedPredicateExpression, Other: CheckedPredicateExpression {
 extension PredicateExpressions.StringLocalizedStandardContains: CheckedPredicateExpression
 where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
-        try root.evaluateChecked(bindings).localizedStandardContains(other.evaluateChecked(bindings))
+        try FoldedTextContains<PredicateExpressions.Value<String>, PredicateExpressions.Value<String>>.matches(
+            String(root.evaluateChecked(bindings)), String(other.evaluateChecked(bindings)))
     }
 }
 #endif
+
+extension FoldedTextContains: CheckedPredicateExpression
+where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
+    func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
+        try Self.matches(root.evaluateChecked(bindings), other.evaluateChecked(bindings))
+    }
+}
 
 extension PredicateExpressions.SequenceContains: CheckedPredicateExpression
 where LHS: CheckedPredicateExpression, RHS: CheckedPredicateExpression {

@@ -10,8 +10,10 @@ import Foundation
 // - no string comparator (what `SortDescriptor(\.title)` gives on Linux, where it
 //   uses `String.<`) or `.lexical`: binary, code-point order;
 // - any other comparator (`.localizedStandard`, the default on Apple platforms,
-//   and `.localized`): ASCII case folding, which does not sort digits
-//   numerically or follow the locale.
+//   and `.localized`): by folded text (case and diacritics ignored, see
+//   `TextFolding`), which does not sort digits numerically or follow the locale.
+// A key path through `String.folded` (`\Book.title.folded`) sorts by folded text
+// on every platform.
 // Raw-value enums sort by their raw value (not by their `Comparable` order),
 // decimals numerically. Values stored as JSON have no meaningful order and are
 // refused.
@@ -78,7 +80,7 @@ extension PredicateCompiler {
         }
         if base is any StringProtocol.Type {
             guard let comparator, comparator != .lexical else { return .binary }
-            return .asciiCaseInsensitive
+            return .folded
         }
         if base is any PersistentModel.Type {
             throw StrataError(.unsupportedPredicate, "model objects have no order")
@@ -95,6 +97,10 @@ extension PredicateCompiler {
 
     /// The value a sort key reads, and the attribute at its end.
     func sortValue(_ keyPath: AnyKeyPath) throws(StrataError) -> (StoreExpression, AttributeDescription) {
+        if entity.ordinal(for: keyPath) == nil, let (ordinal, transform) = transformedAttribute(keyPath),
+           let attribute = entity.attribute(at: ordinal) {
+            return (.transformed(.property(.row(0, entity: entity.index), ordinal), transform), attribute)
+        }
         let path = entity.ordinal(for: keyPath).map { [$0] } ?? resolveChain(keyPath)
         guard let path, let last = path.last else {
             throw StrataError(
@@ -115,6 +121,18 @@ extension PredicateCompiler {
                 entityName: entity.name, propertyName: owner.properties[last].name)
         }
         return (.property(object, last), attribute)
+    }
+
+    /// The string attribute and transform of a key path such as
+    /// `\Book.title.folded` (``Swift/String/folded``, ``Swift/String/backwards``), or nil.
+    private func transformedAttribute(_ keyPath: AnyKeyPath) -> (Int, TextTransform)? {
+        let transforms: [(TextTransform, AnyKeyPath)] = [(.folded, \String.folded), (.backwards, \String.backwards)]
+        for (attributeKeyPath, ordinal) in entity.ordinalByKeyPath where entity.attribute(at: ordinal) != nil {
+            for (transform, tail) in transforms where attributeKeyPath.appending(path: tail) == keyPath {
+                return (ordinal, transform)
+            }
+        }
+        return nil
     }
 
     /// The ordinals along a key path through to-one relationships, such as

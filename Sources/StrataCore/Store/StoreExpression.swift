@@ -59,9 +59,11 @@ package indirect enum StoreExpression: Sendable, Hashable {
     case between(StoreExpression, StoreExpression, StoreExpression)
     /// Whether text starts with other text, by code point.
     case hasPrefix(StoreExpression, StoreExpression)
-    /// Whether text contains other text, by code point; with `foldsASCIICase`,
-    /// ASCII letters compare without case.
-    case containsText(StoreExpression, StoreExpression, foldsASCIICase: Bool)
+    /// Whether text contains other text, by code point.
+    case containsText(StoreExpression, StoreExpression)
+    /// Text transformed for matching (see ``TextTransform``); other values
+    /// are left as they are.
+    case transformed(StoreExpression, TextTransform)
 
     /// Whether a member of a to-many relationship (bound to `variable`) meets
     /// the condition (any member, when nil).
@@ -84,9 +86,9 @@ package indirect enum StoreExpression: Sendable, Hashable {
             if case .integer = domain { true } else { value.canFail }
         case .property(let object, _): object.canFail
         case .equal(let a, let b), .notEqual(let a, let b), .compare(let a, _, let b, _), .and(let a, let b),
-             .or(let a, let b), .coalesce(let a, let b), .hasPrefix(let a, let b), .containsText(let a, let b, _):
+             .or(let a, let b), .coalesce(let a, let b), .hasPrefix(let a, let b), .containsText(let a, let b):
             a.canFail || b.canFail
-        case .not(let value), .isNull(let value): value.canFail
+        case .not(let value), .isNull(let value), .transformed(let value, _): value.canFail
         case .conditional(let test, let yes, let no): test.canFail || yes.canFail || no.canFail
         case .inList(let value, _): value.canFail
         case .between(let value, let low, let high): value.canFail || low.canFail || high.canFail
@@ -102,6 +104,23 @@ package indirect enum StoreExpression: Sendable, Hashable {
 /// `=` (unknown with `nil`, unlike ``StoreExpression/equal(_:_:)``), `<`, `<=`, `>`, `>=`.
 package enum ComparisonOperator: String, Sendable, Hashable {
     case equal = "=", lessThan = "<", lessThanOrEqual = "<=", greaterThan = ">", greaterThanOrEqual = ">="
+}
+
+/// How ``StoreExpression/transformed(_:_:)`` changes text, by the functions
+/// of ``TextFolding`` in every store.
+package enum TextTransform: String, Sendable, Hashable {
+    /// Case and diacritics folded away (`String.folded`).
+    case folded
+    /// Characters in reverse order (`String.backwards`).
+    case backwards
+
+    /// Applies the transform.
+    package func apply(_ text: String) -> String {
+        switch self {
+        case .folded: TextFolding.fold(text)
+        case .backwards: TextFolding.backwards(text)
+        }
+    }
 }
 
 /// `+`, `-`, `*`, integer `/` and `%` (truncating, as Swift), real `/`.
@@ -204,8 +223,9 @@ package struct SortTerm: Sendable, Hashable {
 package enum Collation: Sendable, Hashable {
     /// Numbers numerically, text by code point, blobs byte-wise.
     case binary
-    /// Text with ASCII letters folded to lower case.
-    case asciiCaseInsensitive
+    /// Text by its folded form (``TextFolding``: case and diacritics ignored),
+    /// then by code point.
+    case folded
     /// Decimal text by numeric value (see ``DecimalCollation``).
     case decimal
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// StoredValueOrder.compare(.integer(2), .real(2.5), collation: .binary)   // .orderedAscending
-/// StoredValueOrder.compare(.text("B"), .text("a"), collation: .asciiCaseInsensitive)   // .orderedDescending
+/// StoredValueOrder.compare(.text("B"), .text("a"), collation: .folded)   // .orderedDescending
 /// ```
 package enum StoredValueOrder {
     package static func compare(_ lhs: StoredValue, _ rhs: StoredValue, collation: Collation) -> ComparisonResult {
@@ -31,15 +31,11 @@ package enum StoredValueOrder {
         switch collation {
         case .binary:
             return compareBytes(lhs.utf8, rhs.utf8)
-        case .asciiCaseInsensitive:
-            return compareBytes(lhs.utf8.lazy.map(asciiLowercased), rhs.utf8.lazy.map(asciiLowercased))
+        case .folded:
+            return TextFolding.compareFolded(lhs, rhs)
         case .decimal:
             return DecimalCollation.compare(lhs, rhs)
         }
-    }
-
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
-        (byte >= 0x41 && byte <= 0x5A) ? byte + 0x20 : byte
     }
 
     static func compareBytes<A: Sequence<UInt8>, B: Sequence<UInt8>>(_ lhs: A, _ rhs: B) -> ComparisonResult {

@@ -124,13 +124,13 @@ struct MemoryEvaluator {
         case .hasPrefix(let string, let prefix):
             guard let text = Self.text(value(string)), let start = Self.text(value(prefix)) else { return .null }
             return Self.truth(text.unicodeScalars.starts(with: start.unicodeScalars))
-        case .containsText(let string, let part, let folds):
-            guard var text = Self.text(value(string)), var needle = Self.text(value(part)) else { return .null }
-            if folds {
-                text = Self.asciiLowercased(text)
-                needle = Self.asciiLowercased(needle)
-            }
+        case .containsText(let string, let part):
+            guard let text = Self.text(value(string)), let needle = Self.text(value(part)) else { return .null }
             return Self.truth(Self.contains(Array(text.unicodeScalars), Array(needle.unicodeScalars)))
+        case .transformed(let text, let transform):
+            let original = value(text)
+            guard case .text(let string) = original else { return original }
+            return .text(transform.apply(string))
         case .exists(let relationship, let variable, let condition):
             let saved = bindings[variable]
             defer { bindings[variable] = saved }
@@ -187,12 +187,6 @@ struct MemoryEvaluator {
         case .blob(let data): String(decoding: data, as: UTF8.self)
         case .null: nil
         }
-    }
-
-    private static func asciiLowercased(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            (scalar.value >= 0x41 && scalar.value <= 0x5A) ? Unicode.Scalar(scalar.value + 0x20)! : scalar
-        }))
     }
 
     private static func contains(_ haystack: [Unicode.Scalar], _ needle: [Unicode.Scalar]) -> Bool {

@@ -99,13 +99,10 @@ struct SQLiteQueryRenderer {
             let start = render(prefix)
             let head = SQLTerm.call("substr", [render(string), .atomic("1"), .call("length", [start])])
             return .binary(head, "=", start, .equality)
-        case .containsText(let string, let part, let folds):
-            var haystack = render(string), needle = render(part)
-            if folds {
-                haystack = .call("lower", [haystack])
-                needle = .call("lower", [needle])
-            }
-            return .binary(.call("instr", [haystack, needle]), ">", .atomic("0"), .relational)
+        case .containsText(let string, let part):
+            return .binary(.call("instr", [render(string), render(part)]), ">", .atomic("0"), .relational)
+        case .transformed(let text, let transform):
+            return .call(TextMatchingFunctions.name(of: transform), [render(text)])
         case .exists(let relationship, let variable, let condition):
             let alias = makeAlias()
             aliases[variable] = alias
@@ -233,7 +230,7 @@ extension Collation {
     var sqlName: String {
         switch self {
         case .binary: "BINARY"
-        case .asciiCaseInsensitive: "NOCASE"
+        case .folded: TextMatchingFunctions.collationName
         case .decimal: DecimalCollation.name
         }
     }

@@ -125,6 +125,8 @@ package final class SQLiteStore: PersistentStore {
             db.add(collation: decimalCollation)
             db.add(function: unwrapFunction)
             db.add(function: CheckedArithmeticFunction.function)
+            db.add(collation: TextMatchingFunctions.collation)
+            for function in TextMatchingFunctions.functions { db.add(function: function) }
         }
         return configuration
     }
