@@ -13,6 +13,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case upsert = "upsert"
     case migrate = "migrate"
     case aggregate = "aggregate"
+    case search = "search"
 
     /// The case number.
     var number: Int {
@@ -29,6 +30,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .upsert: 10
         case .migrate: 11
         case .aggregate: 12
+        case .search: 13
         }
     }
 

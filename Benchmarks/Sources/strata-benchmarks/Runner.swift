@@ -26,6 +26,7 @@ final class Runner {
         case .growth: try await growth()
         case .upsert: try await upsert()
         case .aggregate: try await aggregate()
+        case .search: try await search()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }
