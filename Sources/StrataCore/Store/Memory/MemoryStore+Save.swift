@@ -95,9 +95,13 @@ extension MemoryStore {
     private func uniquenessCheck(
         of request: SaveRequest, in database: MemoryDatabase
     ) -> (violations: [UniquenessViolation], deletesFirst: Set<RowKey>) {
-        let deleted = Set(request.deletes.map { RowKey($0.entityIndex, $0.primaryKey) })
+        // Only rows of entities with a unique key can hold one.
+        let deleted = Set(request.deletes.lazy.filter { !database.uniqueKeys[$0.entityIndex].isEmpty }
+            .map { RowKey($0.entityIndex, $0.primaryKey) })
         var rewritten: [RowKey: Set<Int>] = [:]
-        for update in request.updates { rewritten[RowKey(update.entityIndex, update.primaryKey)] = Set(update.columns) }
+        for update in request.updates where !database.uniqueKeys[update.entityIndex].isEmpty {
+            rewritten[RowKey(update.entityIndex, update.primaryKey)] = Set(update.columns)
+        }
         var violations: [UniquenessViolation] = []
         var deletesFirst = Set<RowKey>()
         func check(_ entityIndex: Int, values: (Int) -> StoredValue?, changed: Set<Int>?, temporaryKey: UInt64?, primaryKey: Int64?) {

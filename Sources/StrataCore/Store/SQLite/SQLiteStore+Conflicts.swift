@@ -75,10 +75,16 @@ extension SQLiteStore {
         // as holders here (the context checks the new keys among themselves).
         // Deleted holders are deleted first; a key moved between two updated rows
         // of one save is still rejected by SQLite's index.
+        // Only entities with a unique key have holders: a save of 100,000 rows
+        // of an entity without one records nothing here.
         var deleted: [Int: Set<Int64>] = [:]
-        for delete in request.deletes { deleted[delete.entityIndex, default: []].insert(delete.primaryKey) }
+        for delete in request.deletes where !uniqueKeys(delete.entityIndex).isEmpty {
+            deleted[delete.entityIndex, default: []].insert(delete.primaryKey)
+        }
         var rewritten: [Int: [Int64: Set<Int>]] = [:]
-        for update in request.updates { rewritten[update.entityIndex, default: [:]][update.primaryKey] = Set(update.columns) }
+        for update in request.updates where !uniqueKeys(update.entityIndex).isEmpty {
+            rewritten[update.entityIndex, default: [:]][update.primaryKey] = Set(update.columns)
+        }
         func leaves(_ entityIndex: Int, _ primaryKey: Int64, _ columns: [Int]) -> Bool {
             if deleted[entityIndex]?.contains(primaryKey) == true { return true }
             guard let changed = rewritten[entityIndex]?[primaryKey] else { return false }
