@@ -114,7 +114,12 @@ final class BatchedFetch {
             })
         }
         guard !prefetchOrdinals.isEmpty else { return }
-        for object in batch { context.prefetch(prefetchOrdinals, of: object, entity: entity) }
+        do {
+            try context.prefetch(prefetchOrdinals, of: batch, entity: entity)
+        } catch {
+            // Relationships not prefetched load when used.
+            context.report(error)
+        }
     }
 
     /// Drops the batch, and with it the objects nothing else holds.

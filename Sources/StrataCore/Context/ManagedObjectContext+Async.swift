@@ -94,7 +94,7 @@ extension ManagedObjectContext {
         } else {
             results = try await parentStore.fetchAsync(request, in: self)
         }
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: results, entity: entity)
+        try prefetch(for: request, of: results, entity: entity)
         return results
     }
 

@@ -161,9 +161,15 @@ extension ManagedObjectContext: ParentStore {
         try parentStore.readValues(entityIndex: entityIndex, primaryKeys: unregistered, in: self, body)
     }
 
-    package func members(of owner: any PersistentModel, ordinal: Int, in child: ManagedObjectContext) throws -> [any PersistentModel] {
-        let source = try existingObject(forChildID: owner.objectID)
-        return ObjectGraph.toMany(of: source, at: ordinal).map { child.object(forParentObject: $0) }
+    package func members(
+        of owners: [any PersistentModel], ordinal: Int, in child: ManagedObjectContext
+    ) throws -> [[any PersistentModel]] {
+        // This context's relationships load together when several are not loaded yet.
+        let sources = try owners.map { try existingObject(forChildID: $0.objectID) }
+        if let entity = sources.first?.persistentBacking.entity {
+            try prefetch([ordinal], of: sources, entity: entity)
+        }
+        return sources.map { source in ObjectGraph.toMany(of: source, at: ordinal).map { child.object(forParentObject: $0) } }
     }
 
     nonisolated(nonsending) package func saveAsync(changesOf child: ManagedObjectContext) async throws {

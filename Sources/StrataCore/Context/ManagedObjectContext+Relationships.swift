@@ -3,18 +3,26 @@ extension ManagedObjectContext {
     /// whose foreign key points at the owner, or its join rows), adjusted by
     /// this context's unsaved changes: members that left go, new ones follow.
     package func loadToMany(of owner: any PersistentModel, ordinal: Int) -> [any PersistentModel] {
-        let backing = owner.persistentBacking
-        guard let entity = backing.entity else { return [] }
-        let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         var members: [any PersistentModel] = []
-        if backing.state != .inserted {
+        if owner.persistentBacking.state != .inserted {
             do {
-                members = try parentStore.members(of: owner, ordinal: ordinal, in: self)
+                members = try parentStore.members(of: [owner], ordinal: ordinal, in: self)[0]
             } catch {
                 report(error)
             }
         }
+        return withPendingChanges(members, of: owner, ordinal: ordinal)
+    }
+
+    /// Stored members of a to-many adjusted by this context's unsaved changes:
+    /// members that left go, new ones follow.
+    func withPendingChanges(
+        _ stored: [any PersistentModel], of owner: any PersistentModel, ordinal: Int
+    ) -> [any PersistentModel] {
+        guard let entity = owner.persistentBacking.entity else { return stored }
+        var members = stored
+        let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         if inverse < 0 {
             // No inverse: the owner's own array is the only record of membership,
             // and it is loaded once; only deleted members need to go.

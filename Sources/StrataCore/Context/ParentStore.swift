@@ -74,9 +74,12 @@ package protocol ParentStore: AnyObject {
         entityIndex: Int, primaryKeys: [Int64], in context: ManagedObjectContext, _ body: (StoredRow) throws -> Void
     ) throws
 
-    /// The members of a to-many relationship of a saved owner, as the parent
-    /// store holds them, as objects of the asking context.
-    func members(of owner: any PersistentModel, ordinal: Int, in context: ManagedObjectContext) throws -> [any PersistentModel]
+    /// The members of a to-many relationship of saved owners, as the parent
+    /// store holds them, as objects of the asking context: one list per owner,
+    /// in the owners' order, read together (a prefetch reads many owners' at once).
+    func members(
+        of owners: [any PersistentModel], ordinal: Int, in context: ManagedObjectContext
+    ) throws -> [[any PersistentModel]]
 
     /// Takes every insert, change and deletion of the asking context, all or nothing.
     func save(changesOf context: ManagedObjectContext) throws

@@ -91,19 +91,22 @@ extension PersistentStoreCoordinator: ParentStore {
         try loadedStore().fetchRows(entityIndex: entityIndex, primaryKeys: primaryKeys) { row in try body(row.stored()) }
     }
 
-    package func members(of owner: any PersistentModel, ordinal: Int, in context: ManagedObjectContext) throws -> [any PersistentModel] {
-        let backing = owner.persistentBacking
-        guard let entity = backing.entity, let pk = backing.primaryKey else { return [] }
+    package func members(
+        of owners: [any PersistentModel], ordinal: Int, in context: ManagedObjectContext
+    ) throws -> [[any PersistentModel]] {
+        guard let entity = owners.first?.persistentBacking.entity else { return owners.map { _ in [] } }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-        var members: [any PersistentModel] = []
-        try loadedStore().fetchMembers(entityIndex: entity.index, ordinal: ordinal, owner: pk) { row in
+        let keys = owners.compactMap { $0.persistentBacking.primaryKey }
+        var membersByOwner: [Int64: [any PersistentModel]] = [:]
+        membersByOwner.reserveCapacity(keys.count)
+        try loadedStore().fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: keys) { owner, row in
             // A member whose row cannot be read stays a fault: it is still a
             // member, and its own accessors deal with the value.
             let member = try? context.registerRow(
                 entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version)
-            members.append(member ?? context.registerFault(entity: destination, primaryKey: row.primaryKey))
+            membersByOwner[owner, default: []].append(member ?? context.registerFault(entity: destination, primaryKey: row.primaryKey))
         }
-        return members
+        return owners.map { owner in owner.persistentBacking.primaryKey.flatMap { membersByOwner[$0] } ?? [] }
     }
 
     package func save(changesOf context: ManagedObjectContext) throws {

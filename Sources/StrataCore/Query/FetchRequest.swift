@@ -24,8 +24,11 @@ public struct FetchRequest<Model: PersistentModel> {
     public var fetchBatchSize: Int = 0
     /// Whether unsaved inserts, changes and deletes of the context count.
     public var includesPendingChanges: Bool = true
-    /// Relationships to load together with the results.
+    /// Relationships to load together with the results: one read per
+    /// relationship, not one per object.
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
+    /// Relationships of related objects to load too (see `prefetch(_:then:)`).
+    var nestedPrefetching: [NestedPrefetch] = []
 
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
         self.predicate = predicate
@@ -43,6 +46,52 @@ extension FetchRequest {
         whole.fetchOffset = 0
         whole.fetchBatchSize = 0
         whole.relationshipKeyPathsForPrefetching = []
+        whole.nestedPrefetching = []
         return whole
     }
+}
+
+extension FetchRequest {
+    /// Loads a to-many relationship of the results and, for all its members
+    /// together, relationships of theirs: one read per relationship per fetch.
+    ///
+    /// ```swift
+    /// var request = FetchRequest<Author>()
+    /// request.prefetch(\.books, then: [\Book.publisher])   // two reads, however many authors and books
+    /// ```
+    public mutating func prefetch<Member: PersistentModel>(
+        _ relationship: KeyPath<Model, [Member]>, then nested: [PartialKeyPath<Member>]
+    ) {
+        addPrefetch(relationship, memberType: Member.self, nested: nested)
+    }
+
+    /// Loads a to-one relationship of the results and, for all their
+    /// destinations together, relationships of theirs.
+    ///
+    /// ```swift
+    /// var request = FetchRequest<Book>()
+    /// request.prefetch(\.author, then: [\Author.books])
+    /// ```
+    public mutating func prefetch<Member: PersistentModel>(
+        _ relationship: KeyPath<Model, Member?>, then nested: [PartialKeyPath<Member>]
+    ) {
+        addPrefetch(relationship, memberType: Member.self, nested: nested)
+    }
+
+    private mutating func addPrefetch(
+        _ relationship: PartialKeyPath<Model>, memberType: any PersistentModel.Type, nested: [AnyKeyPath]
+    ) {
+        if !relationshipKeyPathsForPrefetching.contains(relationship) {
+            relationshipKeyPathsForPrefetching.append(relationship)
+        }
+        nestedPrefetching.append(NestedPrefetch(relationship: relationship, memberType: memberType, keyPaths: nested))
+    }
+}
+
+/// Relationships of the objects one relationship of the results reaches, to
+/// load with the results.
+struct NestedPrefetch {
+    let relationship: AnyKeyPath
+    let memberType: any PersistentModel.Type
+    let keyPaths: [AnyKeyPath]
 }

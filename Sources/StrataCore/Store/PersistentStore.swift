@@ -54,6 +54,11 @@ package protocol PersistentStore: AnyObject, Sendable {
     func fetchMembers(
         entityIndex: Int, ordinal: Int, owner: Int64, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError)
+    /// The members of one to-many relationship of many owners at once (a
+    /// prefetch), each with its owner's key, every owner's in their stored order.
+    func fetchMembers(
+        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+    ) throws(StrataError)
 
     // MARK: Writing
 

@@ -152,6 +152,14 @@ package final class MemoryStore: PersistentStore {
         try deliver(rows, entityIndex: destination, body)
     }
 
+    package func fetchMembers(
+        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+    ) throws(StrataError) {
+        for owner in owners {
+            try fetchMembers(entityIndex: entityIndex, ordinal: ordinal, owner: owner) { row in try body(owner, row) }
+        }
+    }
+
     /// Hands rows copied under the lock to `body`, outside it (the reader may
     /// call the store again).
     private func deliver(

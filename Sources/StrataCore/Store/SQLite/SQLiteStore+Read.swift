@@ -152,6 +152,30 @@ extension SQLiteStore {
         try fetchRows(entityIndex: storage.destinationIndex, sql: storage.loadSQL, arguments: [.integer(owner)], body)
     }
 
+    package func fetchMembers(
+        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+    ) throws(StrataError) {
+        guard let storage = layout.relationships.toMany[entityIndex][ordinal], !owners.isEmpty else { return }
+        let destination = storage.destinationIndex
+        // The owner's key follows the destination's select list: pk, version, then its columns.
+        let ownerColumn = Int32(2 + layout.entities[destination].decodePlan.columnOrdinals.count)
+        do {
+            try writer.read { db in
+                for chunk in stride(from: 0, to: owners.count, by: Self.keyChunkSize) {
+                    let keys = owners[chunk..<min(chunk + Self.keyChunkSize, owners.count)]
+                    let statement = RawStatement(try db.cachedStatement(sql: storage.loadSQL(owners: keys.count)), in: db)
+                    statement.reset()
+                    statement.bind(keys.map { .integer($0) })
+                    try forEachRow(of: statement, entityIndex: destination, in: db) { row in
+                        try body(statement.int64(at: ownerColumn), row)
+                    }
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     /// How a cursor lays out an entity's rows.
     func decodePlan(entityIndex: Int) -> DecodePlan {
         layout.entities[entityIndex].decodePlan
