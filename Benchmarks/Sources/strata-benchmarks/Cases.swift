@@ -14,6 +14,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case migrate = "migrate"
     case aggregate = "aggregate"
     case search = "search"
+    case prefetch = "prefetch"
 
     /// The case number.
     var number: Int {
@@ -31,6 +32,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .migrate: 11
         case .aggregate: 12
         case .search: 13
+        case .prefetch: 14
         }
     }
 

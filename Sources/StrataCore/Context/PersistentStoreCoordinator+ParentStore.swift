@@ -96,16 +96,26 @@ extension PersistentStoreCoordinator: ParentStore {
     ) throws -> [[any PersistentModel]] {
         guard let entity = owners.first?.persistentBacking.entity else { return owners.map { _ in [] } }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-        let keys = owners.compactMap { $0.persistentBacking.primaryKey }
+        let store = try loadedStore()
+        let storeIdentifier = store.identifier
         var membersByOwner: [Int64: [any PersistentModel]] = [:]
-        membersByOwner.reserveCapacity(keys.count)
-        try loadedStore().fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: keys) { owner, row in
-            // A member whose row cannot be read stays a fault: it is still a
-            // member, and its own accessors deal with the value.
-            let member = try? context.registerRow(
-                entity: destination, primaryKey: row.primaryKey, values: row.decodeValues(), version: row.version)
-            membersByOwner[owner, default: []].append(member ?? context.registerFault(entity: destination, primaryKey: row.primaryKey))
+        membersByOwner.reserveCapacity(owners.count)
+        // Rows come grouped by owner: each owner's list is built whole, then filed.
+        var currentOwner: Int64?
+        var current: [any PersistentModel] = []
+        // Hooks run once the read is over, as after a fetch.
+        var loaded: [any PersistentModel] = []
+        defer { for object in loaded { object.awakeFromFetch() } }
+        try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: owners.compactMap(\.persistentBacking.primaryKey)) {
+            owner, row in
+            if owner != currentOwner {
+                if let currentOwner { membersByOwner[currentOwner] = current }
+                currentOwner = owner
+                current = []
+            }
+            current.append(context.member(for: row, entity: destination, storeIdentifier: storeIdentifier, loaded: &loaded))
         }
+        if let currentOwner { membersByOwner[currentOwner] = current }
         return owners.map { owner in owner.persistentBacking.primaryKey.flatMap { membersByOwner[$0] } ?? [] }
     }
 

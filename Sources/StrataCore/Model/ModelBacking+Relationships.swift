@@ -20,7 +20,7 @@ extension ModelBacking {
 
 extension PersistentModel {
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
-        ObjectGraph.toOne(of: self, at: ordinal).map { $0 as! D }
+        ObjectGraph.toOne(of: self, at: ordinal).map(ObjectGraph.cast)
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: D?, at ordinal: Int, as: D?.Type) {
@@ -28,7 +28,7 @@ extension PersistentModel {
     }
 
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
-        ObjectGraph.toMany(of: self, at: ordinal).map { $0 as! D }
+        ObjectGraph.toMany(of: self, at: ordinal).map(ObjectGraph.cast)
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
@@ -38,6 +38,15 @@ extension PersistentModel {
 
 /// Reads and writes relationships and keeps inverses consistent.
 package enum ObjectGraph {
+    /// A related object as its model type. Relationships hold objects of
+    /// their destination's model type only, so the common case is an exact
+    /// class match, checked without the runtime's general cast.
+    @inline(__always)
+    package static func cast<D: PersistentModel>(_ object: any PersistentModel) -> D {
+        if type(of: object) == D.self { return unsafeDowncast(object as AnyObject, to: D.self) }
+        return object as! D
+    }
+
     /// The object a to-one relationship points to, resolving a stored key.
     package static func toOne(of owner: any PersistentModel, at ordinal: Int) -> (any PersistentModel)? {
         let backing = owner.persistentBacking
