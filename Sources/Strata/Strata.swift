@@ -62,10 +62,12 @@ public macro Transient() = #externalMacro(module: "StrataMacros", type: "MarkerM
 public macro Unique<Model>(_ constraints: [PartialKeyPath<Model>]...) =
     #externalMacro(module: "StrataMacros", type: "UniqueMacro")
 
-/// Declares extra indexes inside a `@Model` class.
+/// Declares extra indexes inside a `@Model` class. A string attribute's
+/// folded form (`\.title.folded`) can be indexed too, for matching and sorting
+/// regardless of case and diacritics.
 ///
 /// ```swift
-/// #Index<Book>([\.year], [\.title, \.year])
+/// #Index<Book>([\.year], [\.title, \.year], [\.title.folded])
 /// ```
 @freestanding(declaration, names: named(indexes))
 public macro Index<Model>(_ indexes: [PartialKeyPath<Model>]...) =

@@ -33,20 +33,23 @@ enum KeyPathLists {
         return "public static var \(raw: name): [[String]] { \(literal: lists) }"
     }
 
-    /// `[\.title, \Book.year]` → `["title", "year"]`: the last component of each key path.
+    /// `[\.title, \Book.year, \.name.folded]` → `["title", "year", "name.folded"]`: the
+    /// property components of each key path, joined by dots.
     static func propertyNames(in expression: ExprSyntax) throws -> [String] {
         guard let array = expression.as(ArrayExprSyntax.self), !array.elements.isEmpty else {
             throw DiagnosticsError(diagnostics: [Diagnostic(node: expression, message: StrataDiagnostic.keyPathListExpected)])
         }
         return try array.elements.map { element in
-            guard let keyPath = element.expression.as(KeyPathExprSyntax.self),
-                case .property(let component)? = keyPath.components.last?.component
-            else {
+            let components = element.expression.as(KeyPathExprSyntax.self)?.components.map { component -> String? in
+                guard case .property(let property) = component.component else { return nil }
+                return property.declName.baseName.unescapedName
+            }
+            guard let components, !components.isEmpty, !components.contains(nil) else {
                 throw DiagnosticsError(diagnostics: [
                     Diagnostic(node: element.expression, message: StrataDiagnostic.keyPathListExpected),
                 ])
             }
-            return component.declName.baseName.unescapedName
+            return components.compactMap { $0 }.joined(separator: ".")
         }
     }
 }

@@ -15,14 +15,17 @@ struct KeyPathListMacroTests {
             """)
     }
 
-    @Test func indexAcceptsRootedAndNestedKeyPathsTakingTheLastComponent() {
+    /// Every component counts: `\.title.folded` is the folded title, and a path
+    /// through a relationship is named whole, so the schema can refuse it
+    /// instead of indexing a property of the same name on this entity.
+    @Test func indexNamesEveryComponentOfRootedAndNestedKeyPaths() {
         assertStrataExpansion(
             #"""
-            #Index<Book>([\Book.year], [\Book.title, \.author.name])
+            #Index<Book>([\Book.year], [\Book.title, \.author.name], [\.title.folded])
             """#,
             expandedSource: """
             public static var indexes: [[String]] {
-                [["year"], ["title", "name"]]
+                [["year"], ["title", "author.name"], ["title.folded"]]
             }
             """)
     }

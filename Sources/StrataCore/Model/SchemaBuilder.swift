@@ -139,12 +139,29 @@ struct SchemaBuilder {
             }
         }
 
-        // Constraints and indexes must name attributes or to-one relationships.
+        // Constraints and indexes must name attributes or to-one relationships;
+        // an index may also name a string attribute's folded form (`title.folded`).
         for (index, type) in types.enumerated() {
             for group in type.uniquenessConstraints + type.indexes {
                 if group.isEmpty { fail(names[index], nil, "a #Unique or #Index lists no properties") }
+            }
+            for group in type.uniquenessConstraints {
                 for name in group where !properties[index].contains(where: { $0.name == name && $0.hasColumn }) {
-                    fail(names[index], name, "#Unique or #Index names '\(name)', which is not a stored attribute")
+                    fail(names[index], name, "#Unique names '\(name)', which is not a stored attribute")
+                }
+            }
+            for group in type.indexes {
+                for name in group {
+                    if let attribute = IndexKey(name).foldedAttribute {
+                        guard properties[index].contains(where: { property in
+                            if case .attribute(let stored) = property, stored.name == attribute, stored.type == .string { true } else { false }
+                        }) else {
+                            fail(names[index], name, "#Index names '\(name)', but only a String attribute has a folded form")
+                            continue
+                        }
+                    } else if !properties[index].contains(where: { $0.name == name && $0.hasColumn }) {
+                        fail(names[index], name, "#Index names '\(name)', which is not a stored attribute")
+                    }
                 }
             }
         }
@@ -210,5 +227,23 @@ struct SchemaBuilder {
     private mutating func fail(_ entity: String, _ property: String?, _ message: String) {
         let place = property.map { "\(entity).\($0)" } ?? entity
         problems.append(StrataError(.invalidSchema, "\(place): \(message)", entityName: entity, propertyName: property))
+    }
+}
+
+/// One entry of an `#Index`: a stored property's name, or `name.folded` for
+/// the folded form of a string attribute (``Swift/String/folded``).
+///
+/// ```swift
+/// IndexKey("title.folded").foldedAttribute   // "title"
+/// IndexKey("year").foldedAttribute           // nil
+/// ```
+package struct IndexKey {
+    package let name: String
+
+    package init(_ name: String) { self.name = name }
+
+    /// The attribute whose folded form the entry indexes, or nil for a plain property.
+    package var foldedAttribute: String? {
+        name.hasSuffix(".folded") ? String(name.dropLast(".folded".count)) : nil
     }
 }

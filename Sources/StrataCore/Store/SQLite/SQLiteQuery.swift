@@ -98,7 +98,15 @@ struct SQLiteQueryRenderer {
             // `substr` by code point: case-sensitive, unlike `LIKE`.
             let start = render(prefix)
             let head = SQLTerm.call("substr", [render(string), .atomic("1"), .call("length", [start])])
-            return .binary(head, "=", start, .equality)
+            let test = SQLTerm.binary(head, "=", start, .equality)
+            guard hasIndex(leadingWith: string) else { return test }
+            // Text starting with `start` lies in [start, start || 0xF5) byte-wise
+            // (no UTF-8 byte is 0xF5): a range an index can serve, the exact
+            // test kept for the rows it finds.
+            let upper = SQLTerm.binary(start, "||", .atomic("CAST(X'F5' AS TEXT)"), .unary)
+            let range = SQLTerm.binary(
+                .binary(render(string), ">=", start, .relational), "AND", .binary(render(string), "<", upper, .relational), .and)
+            return .binary(range, "AND", test, .and)
         case .containsText(let string, let part):
             return .binary(.call("instr", [render(string), render(part)]), ">", .atomic("0"), .relational)
         case .transformed(let text, let transform):
@@ -222,6 +230,23 @@ struct SQLiteQueryRenderer {
             fragment.append(term.ascending ? " ASC" : " DESC")
             return fragment
         }, separator: ", ")
+    }
+}
+
+extension SQLiteQueryRenderer {
+    /// Whether an index of the fetched row's entity starts with this value: a
+    /// column (`#Index([\.title])`) or its folded form (`#Index([\.title.folded])`).
+    func hasIndex(leadingWith value: StoreExpression) -> Bool {
+        let (object, ordinal, folded): (ObjectOperand, Int, Bool)
+        switch value {
+        case .property(let found, let at): (object, ordinal, folded) = (found, at, false)
+        case .transformed(.property(let found, let at), .folded): (object, ordinal, folded) = (found, at, true)
+        default: return false
+        }
+        guard case .variable(0) = object.source else { return false }
+        let entity = schema.entities[object.entityIndex]
+        let name = entity.properties[ordinal].name + (folded ? ".folded" : "")
+        return entity.indexes.contains { $0.first == name }
     }
 }
 

@@ -91,8 +91,12 @@ extension SQLiteStore {
             statements.append("CREATE UNIQUE INDEX \(indexName("unique", group)) ON \(table)(\(columns))")
         }
         for group in entity.indexes {
-            let columns = group.map(quote).joined(separator: ", ")
-            statements.append("CREATE INDEX \(indexName("index", group)) ON \(table)(\(columns))")
+            // A folded entry indexes the value the folded predicates and sorts compute.
+            let columns = group.map { name in
+                IndexKey(name).foldedAttribute.map { "\(TextMatchingFunctions.name(of: .folded))(\(quote($0)))" } ?? quote(name)
+            }.joined(separator: ", ")
+            let nameParts = group.map { $0.replacingOccurrences(of: ".", with: "_") }
+            statements.append("CREATE INDEX \(indexName("index", nameParts)) ON \(table)(\(columns))")
         }
         return statements
     }

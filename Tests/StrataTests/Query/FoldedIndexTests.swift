@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import Strata
+@testable import StrataCore
+import Testing
+
+/// A place whose name is searched regardless of case and diacritics.
+@Model final class Place {
+    var name: String
+    var population: Int
+    #Index<Place>([\.name.folded], [\.population])
+
+    init(name: String, population: Int = 0) {
+        self.name = name
+        self.population = population
+    }
+}
+
+/// `#Index([\.name.folded])` indexes the folded form, and the folded equality,
+/// prefix and sort that read it use the index in SQLite.
+@Suite("Folded indexes")
+struct FoldedIndexTests {
+    static let names = ["École", "ecole", "Écoles", "Straße", "STRASSE", "Paris", "İstanbul"]
+
+    /// SQLite's plan for the select a request compiles to.
+    private func plan(_ request: StrataCore.FetchRequest<Place>, in container: PersistentContainer) throws -> String {
+        let store = try #require(try container.persistentStoreCoordinator.loadedStore() as? SQLiteStore)
+        let entity = try container.schema.entity(for: Place.self)
+        let fetchPlan = try PredicateCompiler(schema: container.schema, entity: entity).plan(for: request)
+        let select = SQLiteSelect(fetchPlan, schema: container.schema, layout: store.layout)
+        return try store.writer.read { db in
+            let statement = RawStatement(try db.cachedStatement(sql: "EXPLAIN QUERY PLAN " + select.selectSQL), in: db)
+            defer { statement.reset() }
+            statement.bind(select.arguments)
+            var details: [String] = []
+            while try statement.step() {
+                if case .text(let detail) = statement.value(at: 3) { details.append(detail) }
+            }
+            return details.joined(separator: "; ")
+        }
+    }
+
+    @Test(arguments: [StoreKind.inMemory, .file])
+    func foldedEqualityPrefixAndSortUseTheIndex(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Place.self))
+        try stack.container.perform { context in
+            for name in Self.names { context.insert(Place(name: name)) }
+            try context.save()
+        }
+        let ecole = "ECOLE".folded, prefix = "eco".folded
+        let equal = StrataCore.FetchRequest<Place>(predicate: #Predicate { $0.name.folded == ecole })
+        let starts = StrataCore.FetchRequest<Place>(predicate: #Predicate { $0.name.folded.starts(with: prefix) })
+        let sorted = StrataCore.FetchRequest<Place>(sortBy: [SortDescriptor(\.name.folded)])
+        #expect(try plan(equal, in: stack.container).contains("_strata_index_Place_name_folded"))
+        #expect(try plan(starts, in: stack.container).contains("_strata_index_Place_name_folded"))
+        #expect(try !plan(sorted, in: stack.container).contains("TEMP B-TREE"))
+
+        let context = stack.container.newContext()
+        #expect(Set(try context.fetch(equal).map(\.name)) == ["École", "ecole"])
+        #expect(Set(try context.fetch(starts).map(\.name)) == ["École", "ecole", "Écoles"])
+        #expect(try context.fetch(sorted).map(\.name) == ["École", "ecole", "Écoles", "İstanbul", "Paris", "Straße", "STRASSE"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFoldedIndexChangesNoResult(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Place.self))
+        let context = stack.container.newContext()
+        for name in Self.names { context.insert(Place(name: name)) }
+        let prefix = "STR".folded
+        let request = StrataCore.FetchRequest<Place>(predicate: #Predicate { $0.name.folded.starts(with: prefix) })
+        #expect(Set(try context.fetch(request).map(\.name)) == ["Straße", "STRASSE"])
+        try context.save()
+        context.reset()
+        #expect(Set(try context.fetch(request).map(\.name)) == ["Straße", "STRASSE"])
+    }
+
+    @Test func onlyAStringAttributeHasAFoldedIndex() {
+        final class Town: PersistentModel {
+            static let schemaProperties: [PropertyMetadata] = [.property("population", \Town.population)]
+            static var indexes: [[String]] { [["population.folded"]] }
+            let persistentBacking: ModelBacking
+            init(backing: ModelBacking) { persistentBacking = backing }
+            var population: Int { persistentValue(at: 0, as: Int.self) }
+        }
+        #expect(throws: StrataError.self) { try Schema(Town.self).validate() }
+    }
+}
