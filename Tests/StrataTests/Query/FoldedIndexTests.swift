@@ -85,3 +85,61 @@ struct FoldedIndexTests {
         #expect(throws: StrataError.self) { try Schema(Town.self).validate() }
     }
 }
+
+enum SpotsV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Spot.self] }
+
+    @Model final class Spot {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+/// Version 2 indexes the folded names.
+enum SpotsV2: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Spot.self] }
+
+    @Model final class Spot {
+        var name: String
+        #Index<Spot>([\.name.folded])
+        init(name: String) { self.name = name }
+    }
+}
+
+@Suite("Folded indexes added by migration")
+struct FoldedIndexMigrationTests {
+    @Test func addingAFoldedIndexMigratesAndKeepsTheStoreReadableElsewhere() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Spots.sqlite")
+        let v1 = try PersistentContainer(name: "Spots", schema: Schema(versionedSchema: SpotsV1.self))
+        v1.storeDescriptions = [StoreDescription(url: url)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            for name in ["École", "Straße", "Paris"] { context.insert(SpotsV1.Spot(name: name)) }
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+
+        let v2 = try PersistentContainer(name: "Spots", schema: Schema(versionedSchema: SpotsV2.self))
+        v2.storeDescriptions = [StoreDescription(url: url)]
+        try await v2.loadPersistentStores()
+        let query = "ECOLE".folded
+        let found = try v2.perform { context in
+            try context.fetch(StrataCore.FetchRequest<SpotsV2.Spot>(predicate: #Predicate { $0.name.folded == query })).map(\.name)
+        }
+        #expect(found == ["École"])
+        try v2.persistentStoreCoordinator.close()
+
+        // A program without Strata's function reads the store; the index is there.
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        let names = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM Spot ORDER BY pk") }
+        let indexes = try await queue.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%strata_fold%'")
+        }
+        #expect(names == ["École", "Straße", "Paris"])
+        #expect(indexes == ["_strata_index_Spot_name_folded"])
+    }
+}
