@@ -14,6 +14,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case migrate = "migrate"
     case aggregate = "aggregate"
     case search = "search"
+    case searchPrefix = "search-prefix"
     case prefetch = "prefetch"
 
     /// The case number.
@@ -31,7 +32,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .upsert: 10
         case .migrate: 11
         case .aggregate: 12
-        case .search: 13
+        case .search, .searchPrefix: 13
         case .prefetch: 14
         }
     }

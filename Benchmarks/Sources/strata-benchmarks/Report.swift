@@ -127,6 +127,7 @@ struct Report {
             | migrate | a child migrates a copy of a ~1 GB file (blobs + 1,000,000 rows) whose two tables each widen an integer: SQLite's copy script (new table, `INSERT … SELECT`, drop, rename); `migrate-in-place`: a rename and added columns by `ALTER TABLE` | a child loads the file with version 2 of the schema and a `.lightweight` stage |
             | aggregate | `SELECT SUM(i1) FROM item WHERE score >= ?` for 20 values (grdb-row: `Int.fetchOne`) | `aggregate(.sum(\\.i1), of:)` with `#Predicate { $0.score >= x }` |
             | search | `SELECT COUNT(*) FROM item WHERE instr(fold(name), ?) > 0` for 20 needles, `fold` a registered SQL function (a third of the names not ASCII) | `fetchCount` with `#Predicate { $0.name.folded.contains(needle) }` |
+            | search-prefix | `COUNT(*)` of `strata_fold(name)` in a prefix's range for 20 prefixes, with an index on `strata_fold(name)` | `fetchCount` with `#Predicate { $0.name.folded.starts(with: prefix) }` and `#Index([\\.name.folded])` |
             | prefetch | 1,000 owners × 10 members: `SELECT … FROM owner JOIN member … ORDER BY owner, position`, rows grouped by owner | `fetch` of the owners with `relationshipKeyPathsForPrefetching = [\\.members]`, each owner's members read |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.

@@ -27,6 +27,7 @@ final class Runner {
         case .upsert: try await upsert()
         case .aggregate: try await aggregate()
         case .search: try await search()
+        case .searchPrefix: try await searchPrefix()
         case .prefetch: try await prefetch()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }

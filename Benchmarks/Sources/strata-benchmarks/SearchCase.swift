@@ -97,7 +97,7 @@ func benchFold(_ text: String) -> String {
 }
 
 /// `fold(text)` for the raw SQLite connection.
-private let rawFold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+let rawFold: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
     guard let value = arguments?[0], sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value) else {
         sqlite3_result_null(context)
         return

@@ -100,13 +100,13 @@ struct SQLiteQueryRenderer {
             let head = SQLTerm.call("substr", [render(string), .atomic("1"), .call("length", [start])])
             let test = SQLTerm.binary(head, "=", start, .equality)
             guard hasIndex(leadingWith: string) else { return test }
-            // Text starting with `start` lies in [start, start || 0xF5) byte-wise
-            // (no UTF-8 byte is 0xF5): a range an index can serve, the exact
-            // test kept for the rows it finds.
+            // Text starts with `start` exactly when it lies in [start, start || 0xF5)
+            // byte-wise (no UTF-8 byte is 0xF5): a range an index serves alone.
+            // Values that are not text (another program's) fall outside it, as
+            // they cannot be read as a String attribute anyway.
             let upper = SQLTerm.binary(start, "||", .atomic("CAST(X'F5' AS TEXT)"), .unary)
-            let range = SQLTerm.binary(
+            return .binary(
                 .binary(render(string), ">=", start, .relational), "AND", .binary(render(string), "<", upper, .relational), .and)
-            return .binary(range, "AND", test, .and)
         case .containsText(let string, let part):
             return .binary(.call("instr", [render(string), render(part)]), ">", .atomic("0"), .relational)
         case .transformed(let text, let transform):
