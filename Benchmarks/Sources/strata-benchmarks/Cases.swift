@@ -16,6 +16,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case search = "search"
     case searchPrefix = "search-prefix"
     case prefetch = "prefetch"
+    case partial = "partial"
 
     /// The case number.
     var number: Int {
@@ -34,6 +35,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .aggregate: 12
         case .search, .searchPrefix: 13
         case .prefetch: 14
+        case .partial: 15
         }
     }
 

@@ -129,6 +129,7 @@ struct Report {
             | search | `SELECT COUNT(*) FROM item WHERE instr(fold(name), ?) > 0` for 20 needles, `fold` a registered SQL function (a third of the names not ASCII) | `fetchCount` with `#Predicate { $0.name.folded.contains(needle) }` |
             | search-prefix | `COUNT(*)` of `strata_fold(name)` in a prefix's range for 20 prefixes, with an index on `strata_fold(name)` | `fetchCount` with `#Predicate { $0.name.folded.starts(with: prefix) }` and `#Index([\\.name.folded])` |
             | prefetch | 1,000 owners × 10 members: `SELECT … FROM owner JOIN member … ORDER BY owner, position`, rows grouped by owner | `fetch` of the owners with `relationshipKeyPathsForPrefetching = [\\.members]`, each owner's members read |
+            | partial | `SELECT i1, name FROM item ORDER BY id` into `[String: Any]` (grdb-row: `Row.fetchAll`) | `fetchProperties([\\.i1, \\.name], of: FetchRequest())` |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

@@ -29,6 +29,7 @@ final class Runner {
         case .search: try await search()
         case .searchPrefix: try await searchPrefix()
         case .prefetch: try await prefetch()
+        case .partial: try await partial()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }

@@ -111,6 +111,13 @@ extension ManagedObjectContext: ParentStore {
         try child.aggregateInMemory(aggregate, of: request, collation: collation)
     }
 
+    package func fetchValues<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in child: ManagedObjectContext
+    ) throws -> [[PartialValue]] {
+        // This context's state is in memory: read the child's objects.
+        try child.partialValuesInMemory(request, ordinals: ordinals)
+    }
+
     package func object(with id: ObjectID, in child: ManagedObjectContext) throws -> any PersistentModel {
         let object = child.object(forParentObject: try existingAnyObject(with: id))
         if object.persistentBacking.isFault { try child.fulfill(object.persistentBacking) }

@@ -55,6 +55,13 @@ package protocol ParentStore: AnyObject {
         _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation, in context: ManagedObjectContext
     ) throws -> Value
 
+    /// The values of the properties at `ordinals` (attributes and to-one
+    /// relationships) of a request's matches, in its order and page, without
+    /// making objects where the parent store can avoid it.
+    func fetchValues<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
+    ) throws -> [[PartialValue]]
+
     /// The asking context's object for an ID it has not registered, loaded;
     /// `.objectNotFound` when the parent store has no such object.
     func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel

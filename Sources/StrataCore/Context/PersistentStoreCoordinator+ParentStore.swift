@@ -64,6 +64,22 @@ extension PersistentStoreCoordinator: ParentStore {
         return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
     }
 
+    package func fetchValues<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
+    ) throws -> [[PartialValue]] {
+        let store = try loadedStore()
+        let entity = try schema.entity(for: T.self)
+        let columns = ordinals.map { StoreExpression.property(.row(0, entity: entity.index), $0) }
+        let destinations = ordinals.map { entity.relationship(at: $0) == nil ? nil : schema.entities[entity.destinationIndexByOrdinal[$0]] }
+        return try store.fetchValues(plan(for: request), columns: columns).map { row in
+            zip(row, destinations).map { value, destination in
+                // A to-one's key names the object it points to.
+                guard let destination, case .integer(let key) = value else { return .stored(value) }
+                return .object(ObjectID(entityName: destination.name, storeIdentifier: store.identifier, primaryKey: key))
+            }
+        }
+    }
+
     package func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel {
         let store = try loadedStore()
         guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,

@@ -44,6 +44,8 @@ public final class EntityDescription: @unchecked Sendable {
     package let valueCheck: StoredValueCheck
     /// Each property's declared initial value in stored form, by ordinal (nil: none declared).
     package let defaultValues: [StoredValue?]
+    /// How each attribute's Swift type reads stored values, by ordinal (nil for relationships).
+    package let valueReaders: [StoredValueReader?]
 
     init(
         name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
@@ -68,6 +70,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.ordinalByKeyPath = Dictionary(metadata.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { a, _ in a })
         self.valueCheck = StoredValueCheck(properties: properties, metadata: metadata)
         self.defaultValues = properties.indices.map { $0 < metadata.count ? metadata[$0].defaultValue : nil }
+        self.valueReaders = properties.indices.map { $0 < metadata.count ? metadata[$0].valueReader : nil }
         self.destinationIndexByOrdinal = destinationIndexByOrdinal
         self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal
         var relationshipOrdinals: [Int] = []

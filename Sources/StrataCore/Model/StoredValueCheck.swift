@@ -110,25 +110,30 @@ package struct StoredValueCheck: Sendable {
 /// How a property's Swift type reads stored values, recorded by the
 /// ``PropertyMetadata`` factory methods, which know the type.
 package struct StoredValueReader: @unchecked Sendable {
-    // @unchecked: `reads` only converts the value it is given, capturing nothing but metatypes.
+    // @unchecked: `reads` and `decode` only convert the value they are given, capturing nothing but metatypes.
     package let reads: (StoredValue) -> Bool
+    /// The stored value as the property's Swift type (unwrapped), or nil when it cannot be read.
+    package let decode: (StoredValue) -> Any?
     /// A ``PersistentValue`` itself (not an enum's raw value or JSON).
     package let isPlainValue: Bool
     package let typeName: String
 
     static func plain<V: PersistentValue>(_ type: V.Type) -> StoredValueReader {
-        StoredValueReader(reads: { V(storedValue: $0) != nil }, isPlainValue: true, typeName: "\(V.self)")
+        StoredValueReader(
+            reads: { V(storedValue: $0) != nil }, decode: { V(storedValue: $0) }, isPlainValue: true, typeName: "\(V.self)")
     }
 
     static func raw<V: RawRepresentable>(_ type: V.Type) -> StoredValueReader where V.RawValue: PersistentValue {
         StoredValueReader(
-            reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil }, isPlainValue: false,
+            reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil },
+            decode: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) }, isPlainValue: false,
             typeName: "\(V.self)")
     }
 
     static func json<V: Decodable>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
-            reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil }, isPlainValue: false, typeName: "\(V.self) (JSON)")
+            reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil },
+            decode: { JSONValueCoding.decodeStored($0, as: V.self) }, isPlainValue: false, typeName: "\(V.self) (JSON)")
     }
 }
 

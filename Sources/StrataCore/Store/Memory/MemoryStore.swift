@@ -111,6 +111,16 @@ package final class MemoryStore: PersistentStore {
         }
     }
 
+    package func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
+        try withDatabase { database, _ throws(StrataError) in
+            let keys = try Self.select(plan, in: database)
+            var evaluator = MemoryEvaluator(database: database)
+            let rows = keys.map { key in columns.map { evaluator.value($0, entityIndex: plan.entityIndex, key: key) } }
+            if let failure = evaluator.failure { throw failure }
+            return rows
+        }
+    }
+
     package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
         try withDatabase { database, _ in
             database.row(entityIndex, primaryKey).map { StoredRow(primaryKey: primaryKey, version: $0.version, values: $0.values) }

@@ -316,6 +316,8 @@ struct SQLiteSelect {
     }
 
     var selectSQL: String { sql(columns: selectList) }
+    /// The select of other columns than the row's, in the same order and page.
+    func selectSQL(columns: String) -> String { sql(columns: columns) }
     var keysSQL: String { sql(columns: "t0.pk") }
 
     var countSQL: String {

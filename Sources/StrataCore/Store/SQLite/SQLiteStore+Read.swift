@@ -104,6 +104,33 @@ extension SQLiteStore {
         try fetchRows(entityIndex: plan.entityIndex, sql: select.selectSQL, arguments: select.selectArguments, body)
     }
 
+    package func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
+        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        try checkEveryRow(select)
+        var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
+        let rendered = columns.map { renderer.render($0).fragment }
+        // The columns' bound values come first, as they come first in the SQL.
+        let sql = select.selectSQL(columns: rendered.map(\.sql).joined(separator: ", "))
+        let arguments = rendered.flatMap(\.arguments) + select.selectArguments
+        do {
+            return try writer.unsafeRead { db in
+                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.reset()
+                defer { statement.reset() }
+                statement.bind(arguments)
+                var rows: [[StoredValue]] = []
+                try db.holdingConnectionMutex {
+                    while try statement.step() {
+                        rows.append((0..<Int32(columns.count)).map { statement.value(at: $0) })
+                    }
+                }
+                return rows
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
+
     package func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)

@@ -1,0 +1,98 @@
+import Foundation
+
+// Partial results: chosen properties of a request's matches without objects,
+// for code that used Core Data's dictionary result type.
+
+extension ManagedObjectContext {
+    /// Chosen properties of the objects a request matches, one dictionary per
+    /// match keyed by property name, without making objects: Core Data's
+    /// `.dictionaryResultType` with `propertiesToFetch` and, with `distinct`,
+    /// `returnsDistinctResults`.
+    ///
+    /// Values are the properties' Swift values (a raw-value enum as the enum, a
+    /// `Codable` value decoded); a to-one relationship gives the ``ObjectID`` it
+    /// points to. A `nil` value leaves its key out, as Core Data does. The
+    /// request's predicate, order, offset and limit apply; with `distinct`, each
+    /// combination of values counts once (where it first occurs), and the
+    /// offset and limit count combinations. Unsaved changes count as in
+    /// ``fetch(_:)``.
+    ///
+    /// ```swift
+    /// let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])
+    /// for row in try context.fetchProperties([\Book.year, \Book.author], of: request, distinct: true) {
+    ///     print(row["year"] as? Int ?? 0, row["author"] as? ObjectID as Any)
+    /// }
+    /// ```
+    public func fetchProperties<T: PersistentModel>(
+        _ properties: [PartialKeyPath<T>], of request: FetchRequest<T>, distinct: Bool = false
+    ) throws -> [[String: Any]] {
+        do {
+            mergePendingChanges()
+            let entity = try schema.entity(for: T.self)
+            let ordinals = try properties.map { keyPath throws(StrataError) in
+                guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
+                    throw StrataError(
+                        .unsupportedPredicate,
+                        "\(keyPath) is not an attribute or to-one relationship of \(entity.name); only those can be fetched as properties",
+                        entityName: entity.name)
+                }
+                return ordinal
+            }
+            // A distinct page is a page of the distinct combinations: read them all, then page.
+            let read = distinct ? request.wholeResults : request
+            var rows = if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
+                try partialValuesInMemory(read, ordinals: ordinals)
+            } else {
+                try parentStore.fetchValues(read, ordinals: ordinals, in: self)
+            }
+            if distinct {
+                var seen = Set<[PartialValue]>()
+                rows = limited(rows.filter { seen.insert($0).inserted }, request: request)
+            }
+            return try rows.map { row throws(StrataError) in try dictionary(row, ordinals: ordinals, entity: entity) }
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+
+    /// The values of the objects a fetch returns (this context's unsaved changes count).
+    func partialValuesInMemory<T: PersistentModel>(_ request: FetchRequest<T>, ordinals: [Int]) throws -> [[PartialValue]] {
+        try fetch(request).map { object in
+            let backing = object.persistentBacking
+            backing.willAccess()
+            return ordinals.map { ordinal in
+                guard backing.entity?.relationship(at: ordinal) != nil else { return .stored(backing.values[ordinal]) }
+                return ObjectGraph.toOne(of: object, at: ordinal).map { .object($0.objectID) } ?? .stored(.null)
+            }
+        }
+    }
+
+    private func dictionary(_ row: [PartialValue], ordinals: [Int], entity: EntityDescription) throws(StrataError) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (value, ordinal) in zip(row, ordinals) {
+            let name = entity.properties[ordinal].name
+            switch value {
+            case .object(let id):
+                result[name] = id
+            case .stored(.null):
+                continue
+            case .stored(let stored):
+                guard let decoded = entity.valueReaders[ordinal]?.decode(stored) else {
+                    throw StrataError(
+                        .valueConversion, "\(entity.name).\(name) holds \(stored), which cannot be read as its type",
+                        entityName: entity.name, propertyName: name)
+                }
+                result[name] = decoded
+            }
+        }
+        return result
+    }
+}
+
+/// One value of a partial result: a stored attribute value, or the object a
+/// to-one relationship points to (saved or not).
+package enum PartialValue: Hashable {
+    case stored(StoredValue)
+    case object(ObjectID)
+}
