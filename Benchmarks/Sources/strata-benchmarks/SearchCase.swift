@@ -53,13 +53,7 @@ extension Runner {
                         }
                     }
                 case is GRDBRowLibrary.Type:
-                    var configuration = Configuration()
-                    configuration.prepareDatabase { db in
-                        db.add(function: DatabaseFunction("fold", argumentCount: 1, pure: true) { values in
-                            String.fromDatabaseValue(values[0]).map(benchFold)
-                        })
-                    }
-                    let pool = try DatabasePool(path: path, configuration: configuration)
+                    let pool = try DatabasePool(path: path, configuration: .folding(as: "fold"))
                     defer { try? pool.close() }
                     elapsed = try await measure {
                         try pool.read { db in
@@ -94,6 +88,19 @@ func benchFold(_ text: String) -> String {
         return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).precomposedStringWithCanonicalMapping
     }
     return String(decoding: text.utf8.map { ($0 >= 0x41 && $0 <= 0x5A) ? $0 + 0x20 : $0 }, as: UTF8.self)
+}
+
+extension Configuration {
+    /// A GRDB configuration whose connections have `benchFold` as the SQL function `name`.
+    static func folding(as name: String) -> Configuration {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            db.add(function: DatabaseFunction(name, argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(benchFold)
+            })
+        }
+        return configuration
+    }
 }
 
 /// `fold(text)` for the raw SQLite connection.

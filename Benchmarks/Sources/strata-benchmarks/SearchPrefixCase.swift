@@ -68,13 +68,7 @@ extension Runner {
                         }
                     }
                 case is GRDBRowLibrary.Type:
-                    var configuration = Configuration()
-                    configuration.prepareDatabase { db in
-                        db.add(function: DatabaseFunction("strata_fold", argumentCount: 1, pure: true) { values in
-                            String.fromDatabaseValue(values[0]).map(benchFold)
-                        })
-                    }
-                    let pool = try DatabasePool(path: path, configuration: configuration)
+                    let pool = try DatabasePool(path: path, configuration: .folding(as: "strata_fold"))
                     defer { try? pool.close() }
                     elapsed = try await measure {
                         try pool.read { db in

@@ -37,13 +37,7 @@ extension SQLiteStore {
         sql += ")"
         if let check = select.checkSQL { _ = try fetchIntegers(sql: check, arguments: select.whereArguments) }
         do {
-            return try writer.unsafeRead { db in
-                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-                statement.reset()
-                defer { statement.reset() }
-                statement.bind(arguments)
-                return try db.holdingConnectionMutex { try statement.step() ? statement.value(at: 0) : .null }
-            }
+            return try valueRows(sql: sql, arguments: arguments, columns: 1).first?.first ?? .null
         } catch let error as DatabaseError where error.message?.contains("integer overflow") == true {
             throw CheckedArithmetic.overflow
         } catch {

@@ -113,21 +113,27 @@ extension SQLiteStore {
         let sql = select.selectSQL(columns: rendered.map(\.sql).joined(separator: ", "))
         let arguments = rendered.flatMap(\.arguments) + select.selectArguments
         do {
-            return try writer.unsafeRead { db in
-                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-                statement.reset()
-                defer { statement.reset() }
-                statement.bind(arguments)
-                var rows: [[StoredValue]] = []
-                try db.holdingConnectionMutex {
-                    while try statement.step() {
-                        rows.append((0..<Int32(columns.count)).map { statement.value(at: $0) })
-                    }
-                }
-                return rows
-            }
+            return try valueRows(sql: sql, arguments: arguments, columns: columns.count)
         } catch {
             throw Self.translate(error)
+        }
+    }
+
+    /// The first `columns` values of every row a statement returns, on a reader
+    /// connection; errors are SQLite's, for the caller to translate.
+    func valueRows(sql: String, arguments: [StoredValue], columns: Int) throws -> [[StoredValue]] {
+        try writer.unsafeRead { db in
+            let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+            statement.reset()
+            defer { statement.reset() }
+            statement.bind(arguments)
+            var rows: [[StoredValue]] = []
+            try db.holdingConnectionMutex {
+                while try statement.step() {
+                    rows.append((0..<Int32(columns)).map { statement.value(at: $0) })
+                }
+            }
+            return rows
         }
     }
 
