@@ -238,9 +238,10 @@ extension PredicateExpressions.SequenceStartsWith: CheckedPredicateExpression
 where Base: CheckedPredicateExpression, Prefix: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
         let sequence = try base.evaluateChecked(bindings), start = try prefix.evaluateChecked(bindings)
-        // Text by code point, as stores compare it (not by grapheme cluster).
+        // Text by code point of its composed form, as stores hold and compare it
+        // (not by grapheme cluster).
         if let text = sequence as? String, let start = start as? String {
-            return text.unicodeScalars.starts(with: start.unicodeScalars)
+            return CanonicalText.composed(text).unicodeScalars.starts(with: CanonicalText.composed(start).unicodeScalars)
         }
         return sequence.starts(with: start)
     }
@@ -251,7 +252,7 @@ where Base: CheckedPredicateExpression, Other: CheckedPredicateExpression {
     func evaluateChecked(_ bindings: PredicateBindings) throws -> Bool {
         let collection = try base.evaluateChecked(bindings), part = try other.evaluateChecked(bindings)
         if let text = collection as? String, let part = part as? String {
-            return text.unicodeScalars.containsScalars(part.unicodeScalars)
+            return CanonicalText.composed(text).unicodeScalars.containsScalars(CanonicalText.composed(part).unicodeScalars)
         }
         return collection.contains(part)
     }

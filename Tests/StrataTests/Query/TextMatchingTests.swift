@@ -17,6 +17,7 @@ struct TextMatchingTests {
         let strasse = "STRASSE".folded, ecole = "ecole".folded, coles = "COLES".folded.backwards
         let cole = "cole".folded.backwards, tanb = "TANB".folded, thumb = "👍", toned = "👍🏽".folded
         let sisyphus = "ΣΊΣΥΦΟΣ".folded
+        let decomposed = "E\u{301}"
         return [
             ("folded equality, ß and SS", #Predicate { $0.title.folded == strasse }, ["Straße", "STRASSE", "strasse"]),
             ("folded equality, accents", #Predicate { $0.title.folded == ecole }, ["École", "ÉCOLE", "ecole"]),
@@ -30,6 +31,8 @@ struct TextMatchingTests {
             ("emoji with a modifier", #Predicate { $0.title.folded.contains(toned) }, ["👍🏽 great"]),
             ("final sigma", #Predicate { $0.title.folded == sisyphus }, ["Σίσυφος"]),
             ("exact text still exact", #Predicate { $0.title == "ecole" }, ["ecole"]),
+            ("a decomposed needle matches composed text", #Predicate { $0.title.contains(decomposed) }, ["École", "ÉCOLE", "Écoles"]),
+            ("a decomposed prefix matches composed text", #Predicate { $0.title.starts(with: decomposed) }, ["École", "ÉCOLE", "Écoles"]),
         ]
     }
 
