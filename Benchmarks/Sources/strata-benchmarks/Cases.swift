@@ -17,6 +17,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case searchPrefix = "search-prefix"
     case prefetch = "prefetch"
     case partial = "partial"
+    case grouped = "grouped"
 
     /// The case number.
     var number: Int {
@@ -36,6 +37,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .search, .searchPrefix: 13
         case .prefetch: 14
         case .partial: 15
+        case .grouped: 16
         }
     }
 

@@ -130,6 +130,7 @@ struct Report {
             | search-prefix | `COUNT(*)` of `strata_fold(name)` in a prefix's range for 20 prefixes, with an index on `strata_fold(name)` | `fetchCount` with `#Predicate { $0.name.folded.starts(with: prefix) }` and `#Index([\\.name.folded])` |
             | prefetch | 1,000 owners × 10 members: `SELECT … FROM owner JOIN member … ORDER BY owner, position`, rows grouped by owner | `fetch` of the owners with `relationshipKeyPathsForPrefetching = [\\.members]`, each owner's members read |
             | partial | `SELECT i1, name FROM item ORDER BY id` into `[String: Any]` (grdb-row: `Row.fetchAll`) | `fetchProperties([\\.i1, \\.name], of: FetchRequest())` |
+            | grouped | `SELECT i1, COUNT(*) FROM item WHERE score >= ? GROUP BY i1 ORDER BY i1` for 5 values (grdb-row: `Row.fetchAll`) | `fetchGroups(of:by: \\.i1, computing: .count)` with `#Predicate { $0.score >= x }` |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

@@ -30,6 +30,7 @@ final class Runner {
         case .searchPrefix: try await searchPrefix()
         case .prefetch: try await prefetch()
         case .partial: try await partial()
+        case .grouped: try await grouped()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }

@@ -118,6 +118,13 @@ extension ManagedObjectContext: ParentStore {
         try child.partialValuesInMemory(request, ordinals: ordinals)
     }
 
+    package func fetchGroups<T: PersistentModel>(
+        _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in child: ManagedObjectContext
+    ) throws -> [[StoredValue]] {
+        // Over the child's objects: this context's unsaved values count.
+        try child.groupsInMemory(request, group)
+    }
+
     package func object(with id: ObjectID, in child: ManagedObjectContext) throws -> any PersistentModel {
         let object = child.object(forParentObject: try existingAnyObject(with: id))
         if object.persistentBacking.isFault { try child.fulfill(object.persistentBacking) }

@@ -62,6 +62,12 @@ package protocol ParentStore: AnyObject {
         _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
     ) throws -> [[PartialValue]]
 
+    /// The groups of a request's matches: each kept group's keys then its
+    /// aggregates, in the grouped fetch's order and page.
+    func fetchGroups<T: PersistentModel>(
+        _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in context: ManagedObjectContext
+    ) throws -> [[StoredValue]]
+
     /// The asking context's object for an ID it has not registered, loaded;
     /// `.objectNotFound` when the parent store has no such object.
     func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel

@@ -80,6 +80,12 @@ extension PersistentStoreCoordinator: ParentStore {
         }
     }
 
+    package func fetchGroups<T: PersistentModel>(
+        _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in context: ManagedObjectContext
+    ) throws -> [[StoredValue]] {
+        try loadedStore().fetchGroups(plan(for: request), group.query)
+    }
+
     package func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel {
         let store = try loadedStore()
         guard let pk = id.primaryKey, id.storeIdentifier == store.identifier,

@@ -44,10 +44,14 @@ package protocol PersistentStore: AnyObject, Sendable {
     func aggregate(
         _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
     ) throws(StrataError) -> StoredValue
-    /// One row by primary key; nil when it does not exist.
     /// The values of `columns` for each row a plan matches, in its order and
     /// page, without the rest of the row (partial results).
     func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]]
+    /// The groups of the rows a plan selects (its page, when it has one): for
+    /// each group the query keeps, its key values then its aggregates, in the
+    /// query's order and page (see ``GroupQuery/compute(_:)`` for the meaning).
+    func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]]
+    /// One row by primary key; nil when it does not exist.
     func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow?
     /// The rows with these keys, in no particular order; missing keys are skipped.
     func fetchRows(entityIndex: Int, primaryKeys: [Int64], _ body: (any StoreRow) throws -> Void) throws(StrataError)

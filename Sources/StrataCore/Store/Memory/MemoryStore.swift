@@ -121,6 +121,17 @@ package final class MemoryStore: PersistentStore {
         }
     }
 
+    package func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]] {
+        try withDatabase { database, _ throws(StrataError) in
+            let keys = try Self.select(plan, in: database)
+            var evaluator = MemoryEvaluator(database: database)
+            let values = query.keys.map(\.value) + query.aggregates.map { $0.value ?? .value(.null) }
+            let rows = keys.map { key in values.map { evaluator.value($0, entityIndex: plan.entityIndex, key: key) } }
+            if let failure = evaluator.failure { throw failure }
+            return try query.compute(rows).get()
+        }
+    }
+
     package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
         try withDatabase { database, _ in
             database.row(entityIndex, primaryKey).map { StoredRow(primaryKey: primaryKey, version: $0.version, values: $0.values) }
