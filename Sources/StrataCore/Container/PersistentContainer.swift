@@ -161,8 +161,13 @@ public final class PersistentContainer: Sendable {
         let context = container.newContext()
         context.name = "viewContext"
         context.automaticallyMergesChangesFromParent = true
+        context.isObservationEnabled = true
         context.inbox.setWakeUp { [weak self] in
             Task { @MainActor in self?.existing?.mergePendingChanges() }
+        }
+        // Changes made in one turn of the main actor are told together after it.
+        context.processingWakeUp = { [weak self] in
+            Task { @MainActor in self?.existing?.processPendingChanges() }
         }
         self.context = context
         return context

@@ -16,7 +16,7 @@ struct ChangeTracker {
     /// One change to the collections.
     enum Change {
         case inserted(any PersistentModel)
-        case insertionRemoved(UInt64)
+        case insertionRemoved(any PersistentModel)
         case changed(any PersistentModel)
         case changeRemoved(any PersistentModel)
         case deleted(any PersistentModel)
@@ -39,10 +39,30 @@ struct ChangeTracker {
     /// Counts changes, so a save can tell whether its validation hooks changed
     /// what it saves.
     private(set) var epoch = 0
+    /// Inserts and deletions for the context's next change event, kept only
+    /// while someone listens (nil otherwise).
+    private(set) var journal: [Change]?
 
     /// Counts a change; every mutation below passes here.
     private mutating func record(_ change: Change) {
         epoch &+= 1
+        guard journal != nil else { return }
+        switch change {
+        case .inserted, .insertionRemoved, .deleted, .deletionTakenBack: journal!.append(change)
+        default: break
+        }
+    }
+
+    /// Starts keeping inserts and deletions for change events.
+    mutating func startJournal() {
+        if journal == nil { journal = [] }
+    }
+
+    /// The journal's entries since the last call; the journal goes on.
+    mutating func takeJournal() -> [Change] {
+        guard let entries = journal, !entries.isEmpty else { return [] }
+        journal = []
+        return entries
     }
 
     mutating func insert(_ object: any PersistentModel, key: UInt64) {
@@ -53,8 +73,8 @@ struct ChangeTracker {
 
     /// An inserted object leaves (deleted before a save, or settled by a merge).
     mutating func removeInserted(key: UInt64) {
-        insertedByKey[key] = nil
-        record(.insertionRemoved(key))
+        guard let object = insertedByKey.removeValue(forKey: key) else { return }
+        record(.insertionRemoved(object))
     }
 
     /// Marks an object changed. Counted even when it is listed already: it may

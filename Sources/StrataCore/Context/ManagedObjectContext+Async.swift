@@ -52,6 +52,7 @@ extension ManagedObjectContext {
     /// ```
     nonisolated(nonsending) public func saveAsync() async throws {
         mergePendingChanges()
+        if hasEventListeners { processPendingChanges() }
         guard hasChanges else { return }
         do {
             try await parentStore.saveAsync(changesOf: self)

@@ -277,7 +277,7 @@ extension ManagedObjectContext {
     }
 
     /// Saved objects by primary key, then unsaved ones in insertion order.
-    private static func keyOrder(_ lhs: ObjectID.Key, _ rhs: ObjectID.Key) -> Bool {
+    static func keyOrder(_ lhs: ObjectID.Key, _ rhs: ObjectID.Key) -> Bool {
         switch (lhs, rhs) {
         case (.permanent(let a), .permanent(let b)): a < b
         case (.temporary(let a), .temporary(let b)): a < b

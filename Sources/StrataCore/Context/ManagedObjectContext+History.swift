@@ -50,11 +50,14 @@ extension ManagedObjectContext {
     private func readRows(for outcome: HistoryOutcome, from store: any PersistentStore, into changes: inout ChangeSet) throws {
         var deleted = outcome.deleted
         var needed: [Int: [Int64]] = [:]
-        for key in outcome.inserted where affectsLoadedInverse(entityIndex: key.entityIndex, names: nil) {
+        // Listeners (a results controller) hear of every row; otherwise only
+        // rows that registered objects or loaded relationships need are read.
+        let listens = hasEventListeners
+        for key in outcome.inserted where listens || affectsLoadedInverse(entityIndex: key.entityIndex, names: nil) {
             needed[key.entityIndex, default: []].append(key.primaryKey)
         }
         for (key, names) in outcome.updated {
-            if registry[key.entityIndex][key.primaryKey] == nil, !affectsLoadedInverse(entityIndex: key.entityIndex, names: names) {
+            if !listens, registry[key.entityIndex][key.primaryKey] == nil, !affectsLoadedInverse(entityIndex: key.entityIndex, names: names) {
                 continue
             }
             needed[key.entityIndex, default: []].append(key.primaryKey)

@@ -27,7 +27,10 @@ extension ManagedObjectContext {
             let object = registry[row.entityIndex][pk]
             let old = object.flatMap { $0.persistentBacking.isFault ? nil : $0.persistentBacking.committed }
             invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: row.ordinals, values: row.values, old: old)
-            guard let object, !object.persistentBacking.isFault else { continue }
+            guard let object else { continue }
+            // A fault loads the new values when next read; observers read it again.
+            defer { object.persistentBacking.notifyObservers(of: object, ordinals: row.ordinals) }
+            guard !object.persistentBacking.isFault else { continue }
             let backing = object.persistentBacking
             let entity = schema.entities[row.entityIndex]
             for (ordinal, value) in zip(row.ordinals, row.values) {
@@ -54,11 +57,10 @@ extension ManagedObjectContext {
             tracker.forget(object)
             removeFromLoadedRelationships(object)
             backing.invalidate()
+            backing.notifyObserversOfEveryProperty(of: object)
         }
         mergeToManyChanges(changes.toManyChanges)
-        for observer in mergeObservers.values {
-            observer(changes)
-        }
+        if hasEventListeners { deliver(.didMerge(changes)) }
     }
 
     /// Marks loaded to-many relationships stale when a row's foreign keys moved.
@@ -79,6 +81,7 @@ extension ManagedObjectContext {
                 let backing = target.persistentBacking
                 guard inverse < backing.relations.count, !backing.changedOrdinals.contains(inverse) else { continue }
                 backing.relations[inverse] = .unloaded
+                backing.notifyObservers(of: target, ordinals: CollectionOfOne(inverse))
             }
         }
     }
@@ -94,6 +97,7 @@ extension ManagedObjectContext {
                 for (ordinal, slot) in backing.relations.enumerated() {
                     if case .toMany(let members) = slot, members.contains(where: { $0 === object }) {
                         backing.relations[ordinal] = .toMany(members.filter { $0 !== object })
+                        backing.notifyObservers(of: candidate, ordinals: CollectionOfOne(ordinal))
                     } else if case .toOne(let target?) = slot, target === object {
                         backing.relations[ordinal] = .toOne(nil)
                     }
@@ -111,24 +115,6 @@ extension ManagedObjectContext {
             }
         }
     }
-
-    /// Calls `handler` after each merged change set, until the token is released.
-    ///
-    /// ```swift
-    /// let token = context.onMerge { changes in print(changes.updated.count) }
-    /// ```
-    public func onMerge(_ handler: @escaping (ChangeSet) -> Void) -> MergeObservation {
-        let key = UUID()
-        mergeObservers[key] = handler
-        return MergeObservation { [weak self] in self?.mergeObservers[key] = nil }
-    }
-}
-
-/// Keeps a merge handler registered while it is alive.
-public final class MergeObservation {
-    private let cancel: () -> Void
-    init(cancel: @escaping () -> Void) { self.cancel = cancel }
-    deinit { cancel() }
 }
 
 import Foundation

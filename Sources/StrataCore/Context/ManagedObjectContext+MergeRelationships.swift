@@ -9,6 +9,7 @@ extension ManagedObjectContext {
             let backing = object.persistentBacking
             guard change.ordinal < backing.relations.count, !backing.changedOrdinals.contains(change.ordinal) else { continue }
             backing.relations[change.ordinal] = .unloaded
+            backing.notifyObservers(of: object, ordinals: CollectionOfOne(change.ordinal))
         }
     }
 }

@@ -18,8 +18,12 @@ extension ManagedObjectContext {
         pendingMetadata = [:]
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
-            for object in entityObjects.values { object.persistentBacking.relations = [] }
+            for object in entityObjects.values {
+                object.persistentBacking.relations = []
+                object.persistentBacking.notifyObserversOfEveryProperty(of: object)
+            }
         }
+        noteInvalidated(nil)
     }
 
     /// Forgets every object. Objects fetched before must not be used afterwards.
@@ -35,6 +39,8 @@ extension ManagedObjectContext {
         permanentKeysByTemporaryKey.removeAll()
         resetCount &+= 1
         _ = inbox.drain()
+        unprocessedChanges = [:]
+        noteInvalidated(nil)
     }
 
     /// Reloads an object from the store. With `mergeChanges` false, unsaved
@@ -43,6 +49,10 @@ extension ManagedObjectContext {
     public func refresh(_ object: some PersistentModel, mergeChanges: Bool) {
         let backing = object.persistentBacking
         guard backing.coordinator === self, backing.state == .registered || backing.state == .deleted else { return }
+        defer {
+            backing.notifyObserversOfEveryProperty(of: object)
+            noteInvalidated(object)
+        }
         if !mergeChanges {
             tracker.removeChanged(object)
             if backing.state == .registered { backing.turnIntoFault() }

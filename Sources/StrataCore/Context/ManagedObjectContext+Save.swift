@@ -5,6 +5,7 @@ extension ManagedObjectContext {
     /// context keeps its changes, so the app can fix them and save again.
     public func save() throws {
         mergePendingChanges()
+        if hasEventListeners { processPendingChanges() }
         guard hasChanges else { return }
         do {
             try parentStore.save(changesOf: self)
@@ -106,6 +107,7 @@ extension ManagedObjectContext {
         tracker.didSave(insertedKeys: savedKeys, removesAllInserted: removesAllInserted)
         if !pending.metadata.isEmpty { pendingMetadata = [:] }
         if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted) }
+        if hasEventListeners { deliver(.didSave(result.changes)) }
     }
 
     /// Takes saved deletions out of the identity map and invalidates them.

@@ -72,8 +72,45 @@ public final class ManagedObjectContext {
     var resetCount = 0
     /// Store metadata to write with the next save (nil: remove the key).
     var pendingMetadata: [String: StoredValue?] = [:]
-    /// Objects changed by merges since the last drain, for observers.
-    var mergeObservers: [UUID: (ChangeSet) -> Void] = [:]
+    /// Who hears the context's events (``onEvent(_:)``, ``events``, controllers).
+    var eventListeners: [UUID: (ContextEvent) -> Void] = [:] {
+        didSet {
+            contextToken.recordsChanges = !eventListeners.isEmpty
+            if eventListeners.isEmpty { unprocessedChanges = [:] }
+        }
+    }
+    /// Objects with property changes for the next change event, and which
+    /// properties (see ``processPendingChanges()``); kept while someone listens.
+    var unprocessedChanges: [ObjectIdentifier: (object: any PersistentModel, ordinals: OrdinalSet)] = [:]
+    /// Refreshes and rollbacks for the next change event.
+    var pendingObjectChanges = ObjectChanges()
+    var processingScheduled = false
+    /// Schedules a prompt ``processPendingChanges()`` in the context's domain (the view context's).
+    var processingWakeUp: (() -> Void)?
+
+    /// Whether reading a property of this context's objects registers with
+    /// Observation (`withObservationTracking`, SwiftUI), so that a change
+    /// notifies the reader. On for the container's `viewContext`, off by default
+    /// elsewhere: each observed read calls into the Observation runtime, which
+    /// contexts that import or process data need not pay. Changes notify
+    /// observers in every context.
+    ///
+    /// ```swift
+    /// let context = container.newContext()
+    /// context.isObservationEnabled = true
+    /// withObservationTracking { _ = book.title } onChange: { print("title changed") }
+    /// ```
+    public var isObservationEnabled: Bool {
+        get { contextToken.observesReads }
+        set {
+            guard newValue != contextToken.observesReads else { return }
+            contextToken.observesReads = newValue
+            for entityObjects in registry {
+                for object in entityObjects.values { object.persistentBacking.observesReads = newValue }
+            }
+            for object in tracker.insertedByKey.values { object.persistentBacking.observesReads = newValue }
+        }
+    }
 
     /// A context over a coordinator's store.
     public convenience init(coordinator: PersistentStoreCoordinator) {
@@ -114,6 +151,7 @@ public final class ManagedObjectContext {
             tracker.undelete(object)
             backing.state = .registered
             if !backing.changedOrdinals.isEmpty { tracker.noteChanged(object) }
+            if hasEventListeners { scheduleProcessing() }
             return
         default:
             return
@@ -127,6 +165,7 @@ public final class ManagedObjectContext {
         tracker.insert(object, key: id.temporaryKey!)
         object.awakeFromInsert()
         ObjectGraph.syncInverses(of: object)
+        if hasEventListeners { scheduleProcessing() }
     }
 
     /// Marks an object for deletion at the next save and applies delete rules to
@@ -153,6 +192,7 @@ public final class ManagedObjectContext {
         default:
             return
         }
+        if hasEventListeners { scheduleProcessing() }
     }
 
     /// Nullifies or cascades relationships of a deleted object, in memory.

@@ -103,6 +103,7 @@ extension PersistentModel {
         // Read `persistentBacking` again after a fault fires rather than holding
         // it across the call, so the common path retains nothing.
         if persistentBacking.isFault { persistentBacking.fireFault() }
+        if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
         return persistentBacking.values[checked: ordinal]
     }
 

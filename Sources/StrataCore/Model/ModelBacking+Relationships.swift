@@ -20,7 +20,8 @@ extension ModelBacking {
 
 extension PersistentModel {
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
-        ObjectGraph.toOne(of: self, at: ordinal).map { target -> D in ObjectGraph.cast(target) }
+        if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
+        return ObjectGraph.toOne(of: self, at: ordinal).map { target -> D in ObjectGraph.cast(target) }
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: D?, at ordinal: Int, as: D?.Type) {
@@ -28,7 +29,8 @@ extension PersistentModel {
     }
 
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
-        ObjectGraph.toMany(of: self, at: ordinal).map { member -> D in ObjectGraph.cast(member) }
+        if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
+        return ObjectGraph.toMany(of: self, at: ordinal).map { member -> D in ObjectGraph.cast(member) }
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// The stand-in storage `@Model` gives each persistent property, so that
 /// definite initialisation can track it; the value itself lives in the
@@ -30,6 +31,9 @@ package protocol ObjectGraphCoordinator: AnyObject {
     func adopt(_ object: any PersistentModel)
     /// An accessor met a stored value it cannot read (see ``ModelBacking/unreadableValue(at:as:)``).
     func report(_ error: any Error)
+    /// A property of an object changed, for the context's next change event
+    /// (called while ``ContextToken/recordsChanges``).
+    func recordPropertyChange(of object: any PersistentModel, at ordinal: Int)
 }
 
 /// How a context's objects reach it without a weak reference each.
@@ -39,6 +43,11 @@ package protocol ObjectGraphCoordinator: AnyObject {
 /// `deinit`, so objects that outlive their context see no coordinator.
 package final class ContextToken {
     private unowned(unsafe) var target: (any ObjectGraphCoordinator)?
+    /// Whether reads of the context's objects register with Observation
+    /// (copied to each object as it joins the context).
+    package var observesReads = false
+    /// Whether the context lists property changes for its next change event.
+    package var recordsChanges = false
 
     package init() {}
 
@@ -81,6 +90,9 @@ package enum RelationSlot {
     var contextToken: ContextToken?
     var state: ObjectState
     var isFault: Bool
+    /// Whether reads register with Observation: set from the context's token
+    /// when the object joins it (sits in padding beside `isFault`).
+    var observesReads = false
     let valueCount: Int
     var originals: ContiguousArray<(ordinal: Int, value: StoredValue)> = []
     var version: Int64 = 0
@@ -90,6 +102,8 @@ package enum RelationSlot {
     var faultBatch: FaultBatch?
     var changedPosition: Int32 = -1
     var deletedPosition: Int32 = -1
+    /// Made on the first read that Observation may track (see ``ContextToken/observesReads``).
+    var observation: ObservationRegistrar?
 }
 
 /// The storage behind a model object's persistent properties.
@@ -217,6 +231,18 @@ public struct ModelBacking {
         get { fields.pointee.changedPosition }
         nonmutating set { fields.pointee.changedPosition = newValue }
     }
+    package var valueCount: Int { fields.pointee.valueCount }
+
+    package var observation: ObservationRegistrar? {
+        get { fields.pointee.observation }
+        nonmutating set { fields.pointee.observation = newValue }
+    }
+
+    @usableFromInline package var observesReads: Bool {
+        get { fields.pointee.observesReads }
+        nonmutating set { fields.pointee.observesReads = newValue }
+    }
+
     package var deletedPosition: Int32 {
         get { fields.pointee.deletedPosition }
         nonmutating set { fields.pointee.deletedPosition = newValue }
@@ -285,7 +311,7 @@ public struct ModelBacking {
             fields: {
                 BackingFields(
                     modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token,
-                    state: .registered, isFault: isFault, valueCount: count, version: version)
+                    state: .registered, isFault: isFault, observesReads: token.observesReads, valueCount: count, version: version)
             },
             initializeValues: initializeValues)
     }
@@ -351,6 +377,7 @@ public struct ModelBacking {
         self.objectID = objectID
         self.coordinator = coordinator
         self.state = .inserted
+        self.observesReads = coordinator.contextToken.observesReads
         let count = entity.properties.count
         precondition(values.count == count, "Strata: \(modelType) lists \(values.count) properties; its entity has \(count)")
         // Entities without relationships never need the relationship slots.
@@ -384,6 +411,7 @@ public struct ModelBacking {
     /// A deleted object keeps track too, so its changes are unsaved changes
     /// again if the deletion is taken back.
     @usableFromInline package func noteChange(at ordinal: Int, owner: any PersistentModel, forceChanged: Bool = false) {
+        if state != .new { propertyDidChange(at: ordinal, owner: owner) }
         guard state == .registered || state == .deleted else { return }
         let wasClean = changedOrdinals.isEmpty
         if forceChanged || committedValue(at: ordinal) != values[ordinal] {

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// A class whose instances a ``ManagedObjectContext`` manages and saves.
 ///
@@ -22,7 +23,7 @@ import Foundation
 ///     init(backing: ModelBacking) { persistentBacking = backing }
 /// }
 /// ```
-public protocol PersistentModel: AnyObject, Hashable {
+public protocol PersistentModel: AnyObject, Hashable, Observable {
     /// The entity's name in the schema and the store. Defaults to the type's name.
     static var entityName: String { get }
     /// The persistent properties in declaration order.

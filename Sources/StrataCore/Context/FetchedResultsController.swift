@@ -1,0 +1,337 @@
+import Foundation
+import Observation
+
+/// The results of a fetch request, kept current as the context changes, in
+/// sections when asked: Core Data's `NSFetchedResultsController`.
+///
+/// After ``performFetch()`` the controller follows its context's events: its
+/// own unsaved inserts, changes and deletions (as
+/// ``ManagedObjectContext/processPendingChanges()`` tells them), its saves, and
+/// the merges of other contexts' saves, batch operations and other processes'
+/// commits. Each change that moves the results reports one ``FetchedResultsChange``.
+/// The controller is `Observable`: a SwiftUI view that reads ``fetchedObjects``
+/// or ``sections`` updates with it.
+///
+/// ```swift
+/// let controller = FetchedResultsController(
+///     fetchRequest: FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)]),
+///     context: container.viewContext, sectionBy: \.year)
+/// try controller.performFetch()
+/// controller.onChange = { change in
+///     tableView.apply(change.difference, reloading: change.updatedObjectIDs)
+/// }
+/// ```
+///
+/// Objects move only when a change can move them: an update of properties the
+/// request does not sort by keeps the object in place (it is reported in
+/// ``FetchedResultsChange/updatedObjectIDs``) unless it stops matching the
+/// predicate. A request with a limit or an offset is fetched again after each
+/// change, since an object entering or leaving the page moves others in or out.
+public final class FetchedResultsController<Model: PersistentModel>: Observable {
+    /// What the controller fetches; its predicate, order, limit and offset apply.
+    public let fetchRequest: FetchRequest<Model>
+    /// The context whose objects the controller holds.
+    public let context: ManagedObjectContext
+    /// Called after each change of the results, in the context's isolation.
+    public var onChange: ((FetchedResultsChange) -> Void)?
+
+    private let sectionName: ((Model) -> String)?
+    private let registrar = ObservationRegistrar()
+    private var objects: [Model] = []
+    /// The IDs of `objects` as last reported (an object's ID changes when it is saved).
+    private var reportedIDs: [ObjectID] = []
+    private var cachedSections: [FetchedResultsSection<Model>]?
+    private var listener: ContextObservation?
+    private var sortKeys: [SortKey] = []
+    /// The names of the properties the order reads; nil when it reads through
+    /// relationships or transforms, so that any update may move an object.
+    private var sortedPropertyNames: Set<String>?
+    private let entityName: String
+
+    /// A controller of a request's results in one list.
+    public init(fetchRequest: FetchRequest<Model>, context: ManagedObjectContext) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionName = nil
+        self.entityName = Model.entityName
+    }
+
+    /// A controller of a request's results in sections: consecutive results with
+    /// the same value at `sectionBy` form a section named by that value. Sort
+    /// by that key path first, as Core Data asks, so each value makes one section.
+    public init<Key: CustomStringConvertible>(
+        fetchRequest: FetchRequest<Model>, context: ManagedObjectContext, sectionBy: KeyPath<Model, Key>
+    ) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionName = { $0[keyPath: sectionBy].description }
+        self.entityName = Model.entityName
+    }
+
+    /// Sections by an optional value; objects without one form a section named "".
+    public init<Key: CustomStringConvertible>(
+        fetchRequest: FetchRequest<Model>, context: ManagedObjectContext, sectionBy: KeyPath<Model, Key?>
+    ) {
+        self.fetchRequest = fetchRequest
+        self.context = context
+        self.sectionName = { $0[keyPath: sectionBy]?.description ?? "" }
+        self.entityName = Model.entityName
+    }
+
+    /// The results, in the request's order.
+    public var fetchedObjects: [Model] {
+        registrar.access(self, keyPath: \.fetchedObjects)
+        return objects
+    }
+
+    /// The results in sections (one unnamed section without `sectionBy`).
+    public var sections: [FetchedResultsSection<Model>] {
+        registrar.access(self, keyPath: \.sections)
+        if let cachedSections { return cachedSections }
+        let made = makeSections()
+        cachedSections = made
+        return made
+    }
+
+    /// Fetches the results and starts following the context's changes.
+    public func performFetch() throws {
+        let compiler = try PredicateCompiler(schema: context.schema, entity: context.schema.entity(for: Model.self))
+        sortKeys = try compiler.sortKeys(fetchRequest.sortBy)
+        let entity = try context.schema.entity(for: Model.self)
+        let names = sortKeys.map { key in entity.ordinal(for: key.keyPath).map { entity.properties[$0].name } }
+        sortedPropertyNames = names.contains(nil) ? nil : Set(names.compactMap { $0 })
+        let fetched = try context.fetch(fetchRequest)
+        replace(with: fetched)
+        if listener == nil {
+            listener = context.onEvent { [weak self] event in self?.handle(event) }
+        }
+    }
+
+    // MARK: - Following the context
+
+    private func handle(_ event: ContextEvent) {
+        switch event {
+        case .objectsDidChange(let changes):
+            if changes.invalidatedAll {
+                refetch()
+                return
+            }
+            var candidates: [ObjectID: Set<String>?] = [:]
+            for id in changes.inserted { candidates[id] = .some(nil) }
+            for id in changes.refreshed { candidates[id] = .some(nil) }
+            for (id, names) in changes.updated where candidates[id] == nil { candidates[id] = names }
+            update(candidates: candidates, deleted: changes.deleted)
+        case .didMerge(let merged):
+            var candidates: [ObjectID: Set<String>?] = [:]
+            for row in merged.inserted where row.entityName == entityName { candidates[row.objectID] = .some(nil) }
+            for row in merged.updated where row.entityName == entityName { candidates[row.objectID] = Set(row.propertyNames) }
+            let deleted = Set(merged.deleted.lazy.filter { $0.entityName == self.entityName }.map(\.objectID))
+            update(candidates: candidates, deleted: deleted)
+        case .didSave:
+            // Saved objects keep their places; only their IDs changed.
+            reportedIDs = objects.map(\.objectID)
+        }
+    }
+
+    /// Applies changed objects (with the names of the properties that changed,
+    /// nil when unknown) and deleted ones to the results.
+    private func update(candidates: [ObjectID: Set<String>?], deleted: Set<ObjectID>) {
+        guard !candidates.isEmpty || !deleted.isEmpty else { return }
+        if fetchRequest.fetchLimit != nil || fetchRequest.fetchOffset > 0 {
+            refetch()
+            return
+        }
+        var working = objects
+        var updatedInPlace = Set<ObjectID>()
+        var toPlace: [Model] = []
+        var position: [ObjectIdentifier: Int] = [:]
+        for (index, object) in working.enumerated() { position[ObjectIdentifier(object)] = index }
+        var removed = Set<ObjectIdentifier>()
+        for object in working where deleted.contains(object.objectID) || !Self.isLive(object) {
+            removed.insert(ObjectIdentifier(object))
+        }
+        for (id, names) in candidates {
+            guard let object = resolve(id) else { continue }
+            let key = ObjectIdentifier(object)
+            let listed = position[key] != nil && !removed.contains(key)
+            let matches = Self.isLive(object) && ((try? fetchRequest.predicate.map { try PredicateEvaluation.evaluate($0, for: object) } ?? true) ?? false)
+            if listed && !matches {
+                removed.insert(key)
+            } else if !listed && matches {
+                toPlace.append(object)
+            } else if listed {
+                let movable = names.map { changed in sortedPropertyNames.map { !changed.isDisjoint(with: $0) } ?? true } ?? true
+                if movable && !isInPlace(object, at: position[key]!, in: working) {
+                    removed.insert(key)
+                    toPlace.append(object)
+                } else {
+                    updatedInPlace.insert(object.objectID)
+                }
+            }
+        }
+        if !removed.isEmpty { working.removeAll { removed.contains(ObjectIdentifier($0)) } }
+        for object in toPlace { working.insert(object, at: insertionIndex(of: object, in: working)) }
+        apply(working, updated: updatedInPlace)
+    }
+
+    /// Whether an object is still where the order puts it among its neighbours.
+    private func isInPlace(_ object: Model, at index: Int, in list: [Model]) -> Bool {
+        if index > 0, !precedes(list[index - 1], object) { return false }
+        if index + 1 < list.count, !precedes(object, list[index + 1]) { return false }
+        return true
+    }
+
+    /// The index where the order puts `object` in a sorted list.
+    private func insertionIndex(of object: Model, in list: [Model]) -> Int {
+        var low = 0, high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if precedes(list[middle], object) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The request's order, ties broken as stores break them (saved objects by
+    /// key, then unsaved ones in insertion order).
+    private func precedes(_ lhs: Model, _ rhs: Model) -> Bool {
+        for key in sortKeys {
+            switch key.compare(lhs, rhs) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return ManagedObjectContext.keyOrder(lhs.objectID.key, rhs.objectID.key)
+    }
+
+    private func resolve(_ id: ObjectID) -> Model? {
+        if let registered = context.registeredObject(for: id) { return registered as? Model }
+        guard id.entityName == entityName, !id.isTemporary else { return nil }
+        return try? context.existingObject(with: id, as: Model.self)
+    }
+
+    private static func isLive(_ object: Model) -> Bool {
+        let state = object.persistentBacking.state
+        return state == .registered || state == .inserted
+    }
+
+    private func refetch() {
+        do {
+            apply(try context.fetch(fetchRequest), updated: [])
+        } catch {
+            context.report(error)
+        }
+    }
+
+    // MARK: - Reporting
+
+    /// Replaces the results without reporting a change (a first fetch).
+    private func replace(with fetched: [Model]) {
+        registrar.willSet(self, keyPath: \.fetchedObjects)
+        registrar.willSet(self, keyPath: \.sections)
+        objects = fetched
+        reportedIDs = fetched.map(\.objectID)
+        cachedSections = nil
+        registrar.didSet(self, keyPath: \.fetchedObjects)
+        registrar.didSet(self, keyPath: \.sections)
+    }
+
+    /// Takes new results and reports how they differ from the last ones.
+    private func apply(_ new: [Model], updated: Set<ObjectID>) {
+        let difference = Self.difference(from: objects, ids: reportedIDs, to: new)
+        let inserted = difference.insertions.compactMap { change -> ObjectID? in
+            if case .insert(_, let id, _) = change { id } else { nil }
+        }
+        let updatedIDs = updated.subtracting(inserted)
+        guard !difference.isEmpty || !updatedIDs.isEmpty else { return }
+        replace(with: new)
+        onChange?(FetchedResultsChange(difference: difference, updatedObjectIDs: updatedIDs))
+    }
+
+    /// Removals of objects that left or moved, insertions of objects that came
+    /// or moved, by identity: an object keeps its place through a save.
+    private static func difference(from old: [Model], ids: [ObjectID], to new: [Model]) -> CollectionDifference<ObjectID> {
+        var newIndex: [ObjectIdentifier: Int] = [:]
+        for (index, object) in new.enumerated() { newIndex[ObjectIdentifier(object)] = index }
+        // Objects in both lists stay when they keep their relative order: the
+        // longest such run (an increasing subsequence of new positions); the rest move.
+        let common = old.compactMap { object in newIndex[ObjectIdentifier(object)].map { (ObjectIdentifier(object), $0) } }
+        var stays = Set<ObjectIdentifier>()
+        for index in longestIncreasingRun(common.map(\.1)) { stays.insert(common[index].0) }
+        var changes: [CollectionDifference<ObjectID>.Change] = []
+        for (offset, object) in old.enumerated() where !stays.contains(ObjectIdentifier(object)) {
+            changes.append(.remove(offset: offset, element: ids[offset], associatedWith: nil))
+        }
+        for (offset, object) in new.enumerated() where !stays.contains(ObjectIdentifier(object)) {
+            changes.append(.insert(offset: offset, element: object.objectID, associatedWith: nil))
+        }
+        return CollectionDifference(changes) ?? CollectionDifference([])!
+    }
+
+    private func makeSections() -> [FetchedResultsSection<Model>] {
+        guard let sectionName else { return objects.isEmpty ? [] : [FetchedResultsSection(name: "", objects: objects)] }
+        var sections: [FetchedResultsSection<Model>] = []
+        for object in objects {
+            let name = sectionName(object)
+            if sections.last?.name == name {
+                sections[sections.count - 1].objects.append(object)
+            } else {
+                sections.append(FetchedResultsSection(name: name, objects: [object]))
+            }
+        }
+        return sections
+    }
+}
+
+/// One section of a ``FetchedResultsController``'s results.
+///
+/// ```swift
+/// for section in controller.sections { print(section.name, section.objects.count) }
+/// ```
+public struct FetchedResultsSection<Model: PersistentModel> {
+    /// The section's value of the controller's `sectionBy` key path, as text.
+    public let name: String
+    /// The section's objects, in the request's order.
+    public internal(set) var objects: [Model]
+}
+
+/// How a ``FetchedResultsController``'s results changed: the removals and
+/// insertions that turn the old list of IDs into the new one (an object that
+/// moved is removed and inserted; `inferringMoves()` pairs them), and the
+/// objects that stayed in place with changed values.
+///
+/// ```swift
+/// controller.onChange = { change in
+///     for case .insert(let offset, let id, _) in change.difference { print("new at", offset, id) }
+///     print(change.updatedObjectIDs.count, "changed in place")
+/// }
+/// ```
+public struct FetchedResultsChange: Sendable {
+    /// From the previous ``FetchedResultsController/fetchedObjects`` IDs to the current ones.
+    public let difference: CollectionDifference<ObjectID>
+    /// Objects still in the results, in place, whose values changed.
+    public let updatedObjectIDs: Set<ObjectID>
+}
+
+/// The indices of a longest strictly increasing subsequence of `values`
+/// (patience sorting, O(n log n)).
+func longestIncreasingRun(_ values: [Int]) -> [Int] {
+    var tails: [Int] = []          // index in `values` of the smallest tail of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+        var low = 0, high = tails.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+        }
+        if low > 0 { previous[index] = tails[low - 1] }
+        if low == tails.count { tails.append(index) } else { tails[low] = index }
+    }
+    var run: [Int] = []
+    var cursor = tails.last ?? -1
+    while cursor >= 0 {
+        run.append(cursor)
+        cursor = previous[cursor]
+    }
+    return run.reversed()
+}
