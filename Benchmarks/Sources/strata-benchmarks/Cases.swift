@@ -18,6 +18,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case prefetch = "prefetch"
     case partial = "partial"
     case grouped = "grouped"
+    case controller = "controller"
 
     /// The case number.
     var number: Int {
@@ -38,6 +39,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .prefetch: 14
         case .partial: 15
         case .grouped: 16
+        case .controller: 17
         }
     }
 

@@ -131,6 +131,7 @@ struct Report {
             | prefetch | 1,000 owners × 10 members: `SELECT … FROM owner JOIN member … ORDER BY owner, position`, rows grouped by owner | `fetch` of the owners with `relationshipKeyPathsForPrefetching = [\\.members]`, each owner's members read |
             | partial | `SELECT i1, name FROM item ORDER BY id` into `[String: Any]` (grdb-row: `Row.fetchAll`) | `fetchProperties([\\.i1, \\.name], of: FetchRequest())` |
             | grouped | `SELECT i1, COUNT(*) FROM item WHERE score >= ? GROUP BY i1 ORDER BY i1` for 5 values (grdb-row: `Row.fetchAll`) | `fetchGroups(of:by: \\.i1, computing: .count)` with `#Predicate { $0.score >= x }` |
+            | controller | 10,000 rows by score; 100 × (`UPDATE` one row's score, run the ordered query again into structs) | 100 × (change one object's score, `save()`; the `FetchedResultsController` updates its list); `controller-refetch`: `fetch` again instead |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

@@ -31,6 +31,7 @@ final class Runner {
         case .prefetch: try await prefetch()
         case .partial: try await partial()
         case .grouped: try await grouped()
+        case .controller: try await controller()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }

@@ -38,6 +38,10 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
     private let sectionName: ((Model) -> String)?
     private let registrar = ObservationRegistrar()
     private var objects: [Model] = []
+    /// The identities of `objects`, in order, and as a set: kept beside them so
+    /// that finding an object takes no generic code or hashing of IDs.
+    private var identities: [ObjectIdentifier] = []
+    private var members = Set<ObjectIdentifier>()
     /// The IDs of `objects` as last reported (an object's ID changes when it is saved).
     private var reportedIDs: [ObjectID] = []
     private var cachedSections: [FetchedResultsSection<Model>]?
@@ -127,51 +131,97 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
             for row in merged.updated where row.entityName == entityName { candidates[row.objectID] = Set(row.propertyNames) }
             let deleted = Set(merged.deleted.lazy.filter { $0.entityName == self.entityName }.map(\.objectID))
             update(candidates: candidates, deleted: deleted)
-        case .didSave:
-            // Saved objects keep their places; only their IDs changed.
-            reportedIDs = objects.map(\.objectID)
+        case .didSave(let saved):
+            // Saved objects keep their places; only new objects' IDs changed,
+            // and the next change names them by their permanent IDs.
+            guard saved.inserted.contains(where: { $0.entityName == entityName }) else { return }
+            for (offset, object) in objects.enumerated() where reportedIDs[offset].isTemporary {
+                reportedIDs[offset] = object.objectID
+            }
         }
     }
 
     /// Applies changed objects (with the names of the properties that changed,
-    /// nil when unknown) and deleted ones to the results.
+    /// nil when unknown) and deleted ones to the results, touching only the
+    /// places that change.
     private func update(candidates: [ObjectID: Set<String>?], deleted: Set<ObjectID>) {
         guard !candidates.isEmpty || !deleted.isEmpty else { return }
         if fetchRequest.fetchLimit != nil || fetchRequest.fetchOffset > 0 {
             refetch()
             return
         }
-        var working = objects
-        var updatedInPlace = Set<ObjectID>()
+        var leaving = Set<Int>()          // old offsets
         var toPlace: [Model] = []
-        var position: [ObjectIdentifier: Int] = [:]
-        for (index, object) in working.enumerated() { position[ObjectIdentifier(object)] = index }
-        var removed = Set<ObjectIdentifier>()
-        for object in working where deleted.contains(object.objectID) || !Self.isLive(object) {
-            removed.insert(ObjectIdentifier(object))
+        var updatedInPlace = Set<ObjectID>()
+        if !deleted.isEmpty {
+            // Deleted objects in the results are deleted here or gone with a merge.
+            for (offset, object) in objects.enumerated() where !Self.isLive(object) { leaving.insert(offset) }
         }
         for (id, names) in candidates {
             guard let object = resolve(id) else { continue }
-            let key = ObjectIdentifier(object)
-            let listed = position[key] != nil && !removed.contains(key)
-            let matches = Self.isLive(object) && ((try? fetchRequest.predicate.map { try PredicateEvaluation.evaluate($0, for: object) } ?? true) ?? false)
-            if listed && !matches {
-                removed.insert(key)
-            } else if !listed && matches {
+            let identity = ObjectIdentifier(object)
+            let offset = members.contains(identity) ? identities.firstIndex(of: identity) : nil
+            let listed = offset.map { !leaving.contains($0) } ?? false
+            let matches = Self.isLive(object)
+                && ((try? fetchRequest.predicate.map { try PredicateEvaluation.evaluate($0, for: object) } ?? true) ?? false)
+            if listed, let offset, !matches {
+                leaving.insert(offset)
+            } else if !listed && matches && offset == nil {
                 toPlace.append(object)
-            } else if listed {
+            } else if listed, let offset {
                 let movable = names.map { changed in sortedPropertyNames.map { !changed.isDisjoint(with: $0) } ?? true } ?? true
-                if movable && !isInPlace(object, at: position[key]!, in: working) {
-                    removed.insert(key)
+                if movable && !isInPlace(object, at: offset, in: objects) {
+                    leaving.insert(offset)
                     toPlace.append(object)
                 } else {
                     updatedInPlace.insert(object.objectID)
                 }
             }
         }
-        if !removed.isEmpty { working.removeAll { removed.contains(ObjectIdentifier($0)) } }
-        for object in toPlace { working.insert(object, at: insertionIndex(of: object, in: working)) }
-        apply(working, updated: updatedInPlace)
+        guard !leaving.isEmpty || !toPlace.isEmpty else {
+            if !updatedInPlace.isEmpty {
+                report(FetchedResultsChange(difference: CollectionDifference([])!, updatedObjectIDs: updatedInPlace))
+            }
+            return
+        }
+        let leavingOffsets = leaving.sorted()
+        var changes: [CollectionDifference<ObjectID>.Change] = leavingOffsets.map { offset in
+            .remove(offset: offset, element: reportedIDs[offset], associatedWith: nil)
+        }
+        registrar.willSet(self, keyPath: \.fetchedObjects)
+        registrar.willSet(self, keyPath: \.sections)
+        for offset in leavingOffsets.reversed() {
+            members.remove(identities[offset])
+            objects.remove(at: offset)
+            identities.remove(at: offset)
+            reportedIDs.remove(at: offset)
+        }
+        for object in toPlace {
+            let offset = insertionIndex(of: object, in: objects)
+            objects.insert(object, at: offset)
+            identities.insert(ObjectIdentifier(object), at: offset)
+            reportedIDs.insert(object.objectID, at: offset)
+            members.insert(ObjectIdentifier(object))
+        }
+        // Insertions name offsets in the final list.
+        let placed = Set(toPlace.map { ObjectIdentifier($0) })
+        if placed.count * 8 < identities.count {
+            for identity in placed {
+                let offset = identities.firstIndex(of: identity)!
+                changes.append(.insert(offset: offset, element: reportedIDs[offset], associatedWith: nil))
+            }
+        } else {
+            for (offset, identity) in identities.enumerated() where placed.contains(identity) {
+                changes.append(.insert(offset: offset, element: reportedIDs[offset], associatedWith: nil))
+            }
+        }
+        cachedSections = nil
+        registrar.didSet(self, keyPath: \.fetchedObjects)
+        registrar.didSet(self, keyPath: \.sections)
+        let inserted = Set(toPlace.map { $0.objectID })
+        report(FetchedResultsChange(
+            difference: CollectionDifference(changes) ?? CollectionDifference([])!,
+            updatedObjectIDs: updatedInPlace.subtracting(inserted)))
     }
 
     /// Whether an object is still where the order puts it among its neighbours.
@@ -230,42 +280,32 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
         registrar.willSet(self, keyPath: \.fetchedObjects)
         registrar.willSet(self, keyPath: \.sections)
         objects = fetched
-        reportedIDs = fetched.map(\.objectID)
+        identities = fetched.map { ObjectIdentifier($0) }
+        members = Set(identities)
+        reportedIDs = fetched.map { $0.objectID }
         cachedSections = nil
         registrar.didSet(self, keyPath: \.fetchedObjects)
         registrar.didSet(self, keyPath: \.sections)
     }
 
-    /// Takes new results and reports how they differ from the last ones.
+    /// Takes results fetched again and reports how they differ from the last ones.
     private func apply(_ new: [Model], updated: Set<ObjectID>) {
-        let difference = Self.difference(from: objects, ids: reportedIDs, to: new)
-        let inserted = difference.insertions.compactMap { change -> ObjectID? in
-            if case .insert(_, let id, _) = change { id } else { nil }
+        let newIdentities = new.map { ObjectIdentifier($0) }
+        let stays = Set(unchangedOrder(from: identities, to: newIdentities))
+        var changes: [CollectionDifference<ObjectID>.Change] = []
+        for (offset, identity) in identities.enumerated() where !stays.contains(identity) {
+            changes.append(.remove(offset: offset, element: reportedIDs[offset], associatedWith: nil))
         }
-        let updatedIDs = updated.subtracting(inserted)
-        guard !difference.isEmpty || !updatedIDs.isEmpty else { return }
+        for (offset, identity) in newIdentities.enumerated() where !stays.contains(identity) {
+            changes.append(.insert(offset: offset, element: new[offset].objectID, associatedWith: nil))
+        }
+        guard !changes.isEmpty || !updated.isEmpty else { return }
         replace(with: new)
-        onChange?(FetchedResultsChange(difference: difference, updatedObjectIDs: updatedIDs))
+        report(FetchedResultsChange(difference: CollectionDifference(changes) ?? CollectionDifference([])!, updatedObjectIDs: updated))
     }
 
-    /// Removals of objects that left or moved, insertions of objects that came
-    /// or moved, by identity: an object keeps its place through a save.
-    private static func difference(from old: [Model], ids: [ObjectID], to new: [Model]) -> CollectionDifference<ObjectID> {
-        var newIndex: [ObjectIdentifier: Int] = [:]
-        for (index, object) in new.enumerated() { newIndex[ObjectIdentifier(object)] = index }
-        // Objects in both lists stay when they keep their relative order: the
-        // longest such run (an increasing subsequence of new positions); the rest move.
-        let common = old.compactMap { object in newIndex[ObjectIdentifier(object)].map { (ObjectIdentifier(object), $0) } }
-        var stays = Set<ObjectIdentifier>()
-        for index in longestIncreasingRun(common.map(\.1)) { stays.insert(common[index].0) }
-        var changes: [CollectionDifference<ObjectID>.Change] = []
-        for (offset, object) in old.enumerated() where !stays.contains(ObjectIdentifier(object)) {
-            changes.append(.remove(offset: offset, element: ids[offset], associatedWith: nil))
-        }
-        for (offset, object) in new.enumerated() where !stays.contains(ObjectIdentifier(object)) {
-            changes.append(.insert(offset: offset, element: object.objectID, associatedWith: nil))
-        }
-        return CollectionDifference(changes) ?? CollectionDifference([])!
+    private func report(_ change: FetchedResultsChange) {
+        onChange?(change)
     }
 
     private func makeSections() -> [FetchedResultsSection<Model>] {
@@ -311,6 +351,16 @@ public struct FetchedResultsChange: Sendable {
     public let difference: CollectionDifference<ObjectID>
     /// Objects still in the results, in place, whose values changed.
     public let updatedObjectIDs: Set<ObjectID>
+}
+
+/// The objects found in both lists that keep their relative order (a longest
+/// such run); the others moved, left or came.
+func unchangedOrder(from old: [ObjectIdentifier], to new: [ObjectIdentifier]) -> [ObjectIdentifier] {
+    var newOffset: [ObjectIdentifier: Int] = [:]
+    newOffset.reserveCapacity(new.count)
+    for (offset, identity) in new.enumerated() { newOffset[identity] = offset }
+    let common = old.filter { newOffset[$0] != nil }
+    return longestIncreasingRun(common.map { newOffset[$0]! }).map { common[$0] }
 }
 
 /// The indices of a longest strictly increasing subsequence of `values`

@@ -23,7 +23,7 @@ import Observation
 ///     init(backing: ModelBacking) { persistentBacking = backing }
 /// }
 /// ```
-public protocol PersistentModel: AnyObject, Hashable, Observable {
+public protocol PersistentModel: AnyObject, Hashable, Observable, SendableMetatype {
     /// The entity's name in the schema and the store. Defaults to the type's name.
     static var entityName: String { get }
     /// The persistent properties in declaration order.

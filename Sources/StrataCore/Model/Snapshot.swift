@@ -145,3 +145,10 @@ extension PersistentModel {
         Snapshot(self)
     }
 }
+
+extension Snapshot: Equatable {
+    /// Snapshots are equal when they copy the same object at the same values.
+    public static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
+        lhs.objectID == rhs.objectID && lhs.version == rhs.version && lhs.values == rhs.values && lhs.related == rhs.related
+    }
+}
