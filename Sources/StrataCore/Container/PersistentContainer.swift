@@ -162,6 +162,7 @@ public final class PersistentContainer: Sendable {
         context.name = "viewContext"
         context.automaticallyMergesChangesFromParent = true
         context.isObservationEnabled = true
+        context.isUndoEnabled = true
         context.inbox.setWakeUp { [weak self] in
             Task { @MainActor in self?.existing?.mergePendingChanges() }
         }

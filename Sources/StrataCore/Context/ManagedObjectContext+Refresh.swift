@@ -16,6 +16,7 @@ extension ManagedObjectContext {
         }
         tracker.removeAll()
         pendingMetadata = [:]
+        undoManager?.removeAllActions()
         // Loaded relationships may hold rolled-back members; reload on next use.
         for entityObjects in registry {
             for object in entityObjects.values {
@@ -40,6 +41,7 @@ extension ManagedObjectContext {
         resetCount &+= 1
         _ = inbox.drain()
         unprocessedChanges = [:]
+        undoManager?.removeAllActions()
         noteInvalidated(nil)
     }
 

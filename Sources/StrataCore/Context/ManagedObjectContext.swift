@@ -88,6 +88,9 @@ public final class ManagedObjectContext {
     /// Schedules a prompt ``processPendingChanges()`` in the context's domain (the view context's).
     var processingWakeUp: (() -> Void)?
 
+    /// Records changes for undo and redo while ``isUndoEnabled``.
+    public internal(set) var undoManager: ContextUndoManager?
+
     /// Whether reading a property of this context's objects registers with
     /// Observation (`withObservationTracking`, SwiftUI), so that a change
     /// notifies the reader. On for the container's `viewContext`, off by default
@@ -137,7 +140,9 @@ public final class ManagedObjectContext {
     /// Inserts a new object; it is saved with the next ``save()``. Objects it
     /// relates to that are new are inserted too.
     public func insert(_ object: some PersistentModel) {
+        undoManager?.beginOperation()
         insertObject(object)
+        undoManager?.endOperation()
     }
 
     func insertObject(_ object: any PersistentModel, temporaryKey: UInt64? = nil) {
@@ -151,6 +156,7 @@ public final class ManagedObjectContext {
             tracker.undelete(object)
             backing.state = .registered
             if !backing.changedOrdinals.isEmpty { tracker.noteChanged(object) }
+            recordUndoStep(.insertion(object))
             if hasEventListeners { scheduleProcessing() }
             return
         default:
@@ -163,6 +169,7 @@ public final class ManagedObjectContext {
             ?? ObjectID.makeTemporary(entityName: entity.name)
         backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
         tracker.insert(object, key: id.temporaryKey!)
+        recordUndoStep(.insertion(object))
         object.awakeFromInsert()
         ObjectGraph.syncInverses(of: object)
         if hasEventListeners { scheduleProcessing() }
@@ -171,7 +178,9 @@ public final class ManagedObjectContext {
     /// Marks an object for deletion at the next save and applies delete rules to
     /// related objects.
     public func delete(_ object: some PersistentModel) {
+        undoManager?.beginOperation()
         deleteObject(object)
+        undoManager?.endOperation()
     }
 
     func deleteObject(_ object: any PersistentModel) {
@@ -180,12 +189,14 @@ public final class ManagedObjectContext {
         switch backing.state {
         case .inserted:
             object.prepareForDeletion()
+            if undoManager != nil { recordUndoStep(.removal(object, relations: loadedRelations(of: object))) }
             applyDeleteRules(to: object)
             tracker.removeInserted(key: backing.temporaryKey!)
             backing.invalidate()
         case .registered:
             backing.willAccess()
             object.prepareForDeletion()
+            if undoManager != nil { recordUndoStep(.removal(object, relations: loadedRelations(of: object))) }
             backing.state = .deleted
             tracker.delete(object)
             applyDeleteRules(to: object)
@@ -469,6 +480,18 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
 
     package func adopt(_ object: any PersistentModel) {
         insertObject(object)
+    }
+
+    package func recordUndo(_ step: UndoStep) {
+        undoManager?.record(step)
+    }
+
+    package func beginUndoableOperation() {
+        undoManager?.beginOperation()
+    }
+
+    package func endUndoableOperation() {
+        undoManager?.endOperation()
     }
 }
 

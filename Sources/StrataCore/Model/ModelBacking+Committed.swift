@@ -43,6 +43,7 @@ extension ModelBacking {
 
     /// Writes a changed value: keeps the committed one, then records the change.
     @usableFromInline package func change(to value: StoredValue, at ordinal: Int, owner: any PersistentModel) {
+        recordUndo(.value(owner, ordinal: ordinal, values[ordinal]))
         keepOriginal(at: ordinal)
         values[ordinal] = value
         noteChange(at: ordinal, owner: owner)

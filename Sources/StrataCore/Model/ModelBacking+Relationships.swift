@@ -102,6 +102,7 @@ package enum ObjectGraph {
         backing.willAccess()
         _ = backing.values[checked: ordinal]
         backing.ensureRelations(count: ordinal + 1)
+        backing.recordUndo(.relation(owner, ordinal: ordinal, backing.relations[ordinal], backing.values[ordinal]))
         backing.relations[ordinal] = .toOne(target)
         let key: StoredValue = target?.persistentBacking.primaryKey.map { .integer($0) } ?? .null
         backing.keepOriginal(at: ordinal)
@@ -114,6 +115,7 @@ package enum ObjectGraph {
     static func assignToMany(of owner: any PersistentModel, at ordinal: Int, to members: [any PersistentModel]) {
         let backing = owner.persistentBacking
         backing.ensureRelations(count: ordinal + 1)
+        backing.recordUndo(.relation(owner, ordinal: ordinal, backing.relations[ordinal], backing.values[ordinal]))
         backing.relations[ordinal] = .toMany(members)
         backing.noteChange(at: ordinal, owner: owner, forceChanged: true)
     }
@@ -132,6 +134,8 @@ package enum ObjectGraph {
     }
 
     package static func setToOne(of owner: any PersistentModel, at ordinal: Int, to target: (any PersistentModel)?) {
+        let operation = UndoableOperation(owner)
+        defer { operation.end() }
         if let target { join(owner, target) }
         let backing = owner.persistentBacking
         guard let entity = backing.entity else {
@@ -152,6 +156,8 @@ package enum ObjectGraph {
     }
 
     package static func setToMany(of owner: any PersistentModel, at ordinal: Int, to newMembers: [any PersistentModel]) {
+        let operation = UndoableOperation(owner)
+        defer { operation.end() }
         // A to-many holds each object once, as Core Data's ordered sets do.
         var newIDs = Set<ObjectIdentifier>(minimumCapacity: newMembers.count)
         let members = newMembers.filter { newIDs.insert(ObjectIdentifier($0)).inserted }
@@ -266,4 +272,17 @@ package enum ObjectGraph {
             }
         }
     }
+}
+
+/// One relationship set, with every inverse it keeps in step, as one undo group.
+struct UndoableOperation {
+    private let coordinator: (any ObjectGraphCoordinator)?
+
+    init(_ owner: any PersistentModel) {
+        let backing = owner.persistentBacking
+        coordinator = backing.recordsUndo ? backing.coordinator : nil
+        coordinator?.beginUndoableOperation()
+    }
+
+    func end() { coordinator?.endUndoableOperation() }
 }

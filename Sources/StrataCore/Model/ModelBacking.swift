@@ -34,6 +34,12 @@ package protocol ObjectGraphCoordinator: AnyObject {
     /// A property of an object changed, for the context's next change event
     /// (called while ``ContextToken/recordsChanges``).
     func recordPropertyChange(of object: any PersistentModel, at ordinal: Int)
+    /// A change to take back on undo (called while ``ContextToken/recordsUndo``).
+    func recordUndo(_ step: UndoStep)
+    /// Brackets one operation (a relationship set with its inverses) so that
+    /// its steps form one undo group.
+    func beginUndoableOperation()
+    func endUndoableOperation()
 }
 
 /// How a context's objects reach it without a weak reference each.
@@ -48,6 +54,8 @@ package final class ContextToken {
     package var observesReads = false
     /// Whether the context lists property changes for its next change event.
     package var recordsChanges = false
+    /// Whether the context records changes for undo.
+    package var recordsUndo = false
 
     package init() {}
 
