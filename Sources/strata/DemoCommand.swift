@@ -104,8 +104,45 @@ struct DemoRun {
             print("The view context did not receive the change within 5 seconds.")
             throw ExitCode.failure
         }
+        try await followLiveResults(holding: held)
         let authors = try view.count(for: FetchRequest<Author>())
         print("Store totals: \(authors) authors, \(try view.count(for: FetchRequest<Book>())) books.")
+    }
+
+    /// 3. A results controller on the view context follows background saves;
+    ///    the view context undoes its own edit.
+    private func followLiveResults(holding held: Book) async throws {
+        let view = container.viewContext
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)]),
+            context: view, sectionBy: \.year)
+        try controller.performFetch()
+        var changes: [FetchedResultsChange] = []
+        controller.onChange = { changes.append($0) }
+
+        let newID = try await container.performBackgroundTask { context in
+            let book = Book(title: "A Book Written Today", year: 2026)
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+        view.mergePendingChanges()
+        for case .insert(let offset, _, _) in changes.last?.difference ?? CollectionDifference([])! {
+            print("The results controller placed the new book at \(offset) of \(controller.fetchedObjects.count), "
+                + "in section \(controller.sections.last?.name ?? "?").")
+        }
+        try await container.performBackgroundTask { context in
+            context.delete(try context.existingObject(with: newID, as: Book.self))
+            try context.save()
+        }
+        view.mergePendingChanges()
+        print("After a background deletion it holds \(controller.fetchedObjects.count) books (\(changes.count) changes reported).")
+
+        let title = held.title
+        held.title = title.uppercased()
+        view.undo()
+        print("The view context undid an edit of \"\(title)\": \(held.title == title ? "restored" : "not restored"), "
+            + "unsaved changes: \(view.hasChanges).")
     }
 }
 

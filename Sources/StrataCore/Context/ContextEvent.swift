@@ -69,6 +69,3 @@ public final class ContextObservation {
 
     deinit { onCancel?() }
 }
-
-/// The handle of ``ManagedObjectContext/onMerge(_:)``, now a ``ContextObservation``.
-public typealias MergeObservation = ContextObservation
