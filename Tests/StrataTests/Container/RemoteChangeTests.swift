@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Strata
 import Testing
 
@@ -153,4 +154,33 @@ struct RemoteChangeTests {
         let second = try #require(await metadataEvent.value)
         #expect(second.changes?.isEmpty == true)
     }
+
+    @Test @MainActor
+    func anotherProcessesCommitReachesControllersObserversAndSnapshots() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Live.sqlite")
+        let container = try await watchedContainer(url)
+        let view = container.viewContext
+        let book = Book(title: "Before", year: 2000)
+        view.insert(book)
+        try view.save()
+        let controller = FetchedResultsController(
+            fetchRequest: FetchRequest<Book>(sortBy: [SortDescriptor(\.title)]), context: view)
+        try controller.performFetch()
+        var changes: [FetchedResultsChange] = []
+        controller.onChange = { changes.append($0) }
+        let observed = Locked(false)
+        withObservationTracking { _ = book.title } onChange: { observed.withLock { $0 = true } }
+        var snapshots = container.snapshots(of: FetchRequest<Book>(sortBy: [SortDescriptor(\.title)])).makeAsyncIterator()
+        #expect(try await snapshots.next()?.map(\.title) == ["Before"])
+
+        try runWriter(store: url, bookKey: book.objectID.primaryKey!, title: "After", history: true)
+        #expect(await eventually { controller.fetchedObjects.count == 2 })
+        #expect(controller.fetchedObjects.first?.title == "After")
+        #expect(!changes.isEmpty)
+        #expect(observed.value)
+        let seen = try #require(try await snapshots.next())
+        #expect(seen.contains { $0.title == "After" })
+    }
+
 }
