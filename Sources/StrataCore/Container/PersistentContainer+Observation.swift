@@ -44,8 +44,7 @@ extension PersistentContainer {
 
 /// Reads a request's results as snapshots in a context made for each reading.
 private struct SnapshotReader<Model: PersistentModel>: @unchecked Sendable {
-    // @unchecked: a FetchRequest holds a Predicate and SortDescriptors, which are
-    // Sendable but not declared so for every model; the request is only read.
+    // @unchecked: FetchRequest is not Sendable (its prefetching key paths are not); the request is only read, by one task.
     let container: PersistentContainer
     let request: FetchRequest<Model>
 

@@ -58,6 +58,11 @@ struct ChangeTracker {
         if journal == nil { journal = [] }
     }
 
+    /// Stops keeping the journal (nobody listens any more).
+    mutating func stopJournal() {
+        journal = nil
+    }
+
     /// The journal's entries since the last call; the journal goes on.
     mutating func takeJournal() -> [Change] {
         guard let entries = journal, !entries.isEmpty else { return [] }

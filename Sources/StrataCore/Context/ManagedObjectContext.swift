@@ -76,7 +76,12 @@ public final class ManagedObjectContext {
     var eventListeners: [UUID: (ContextEvent) -> Void] = [:] {
         didSet {
             contextToken.recordsChanges = !eventListeners.isEmpty
-            if eventListeners.isEmpty { unprocessedChanges = [:] }
+            if eventListeners.isEmpty {
+                // Nobody to tell: what would have been told goes.
+                unprocessedChanges = [:]
+                pendingObjectChanges = ObjectChanges()
+                tracker.stopJournal()
+            }
         }
     }
     /// Objects with property changes for the next change event, and which

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Strata
 import Testing
 
@@ -122,6 +123,32 @@ struct UndoTests {
         #expect(stored.title == "Earthsea")
         #expect(stored.author?.name == "Le Guin")
         #expect(try reader.fetch(FetchRequest<Author>(predicate: #Predicate { $0.name == "Le Guin" })).first?.books.map(\.title) == ["Earthsea"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func undoAndRedoNotifyObserversAndListeners(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = undoingContext(stack)
+        context.isObservationEnabled = true
+        let book = Book(title: "Dune", year: 1965)
+        context.insert(book)
+        try context.save()
+        book.title = "Changed"
+        var events: [ContextEvent] = []
+        let token = context.onEvent { events.append($0) }
+        let fired = Locked(0)
+        withObservationTracking { _ = book.title } onChange: { fired.withLock { $0 += 1 } }
+        context.undo()
+        withObservationTracking { _ = book.title } onChange: { fired.withLock { $0 += 1 } }
+        context.redo()
+        #expect(fired.value == 2)
+        context.processPendingChanges()
+        guard case .objectsDidChange(let changes)? = events.last else {
+            Issue.record("expected objectsDidChange, got \(events)")
+            return
+        }
+        #expect(changes.updated[book.objectID] == ["title"])
+        withExtendedLifetime(token) {}
     }
 
     @Test
