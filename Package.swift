@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
+        // The PostgreSQL store, a product of its own so SQLite-only apps do not build postgres-nio.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The runtime: models, store, contexts, container. No swift-syntax.
@@ -27,6 +30,15 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
+        // The PostgreSQL store on postgres-nio.
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "StrataCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
@@ -83,6 +95,11 @@ let package = Package(
                 "Strata", "StrataTestModels", "strata-test-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: strictSettings),
+        // Against a real server: STRATA_POSTGRES_URL (CI starts one, see .ci/postgres.sh).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["Strata", "StrataPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataMacrosTests",

@@ -1,0 +1,103 @@
+import Foundation
+import StrataCore
+
+/// Where a PostgreSQL store lives and how to reach it: the server, the
+/// database, the credentials, TLS, how many connections to pool, and the
+/// schema (namespace) that holds the store's tables, so that several
+/// containers can share one database.
+///
+/// ```swift
+/// var description = try PostgresStoreDescription(url: "postgres://app:secret@db.internal:5432/library?schema=books")
+/// description.maximumConnections = 16
+/// description.tls = .require
+/// ```
+public struct PostgresStoreDescription: Sendable, Hashable {
+    /// How the connection uses TLS.
+    public enum TLSMode: String, Sendable, Hashable {
+        /// Plain connections (loopback, a private network).
+        case disable
+        /// TLS when the server offers it.
+        case prefer
+        /// TLS or no connection.
+        case require
+    }
+
+    public var host: String
+    public var port: Int
+    public var database: String
+    public var username: String
+    public var password: String?
+    public var tls: TLSMode
+    /// The most connections the store's pool opens at once.
+    public var maximumConnections: Int
+    /// The PostgreSQL schema the store's tables live in; created when missing.
+    public var schemaName: String
+
+    public init(
+        host: String, port: Int = 5432, database: String, username: String, password: String? = nil,
+        tls: TLSMode = .prefer, maximumConnections: Int = 8, schemaName: String = "public"
+    ) {
+        self.host = host
+        self.port = port
+        self.database = database
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.maximumConnections = maximumConnections
+        self.schemaName = schemaName
+    }
+
+    /// A description from a connection URL:
+    /// `postgres://user[:password]@host[:port]/database[?schema=name&sslmode=disable|prefer|require&pool=n]`
+    /// (`postgresql://` too; user and password percent-encoded). Anything it
+    /// cannot read fails with `.invalidStoreLocation`, naming the part.
+    public init(url text: String) throws(StrataError) {
+        func refuse(_ reason: String) -> StrataError {
+            StrataError(.invalidStoreLocation, "The PostgreSQL URL \(Self.redacted(text)) \(reason)")
+        }
+        guard let components = URLComponents(string: text) else { throw refuse("is not a URL") }
+        guard components.scheme == "postgres" || components.scheme == "postgresql" else {
+            throw refuse("does not start with postgres:// or postgresql://")
+        }
+        guard let host = components.host, !host.isEmpty else { throw refuse("names no host") }
+        guard let user = components.user, !user.isEmpty else { throw refuse("names no user") }
+        let database = String(components.path.drop { $0 == "/" })
+        guard !database.isEmpty, !database.contains("/") else { throw refuse("names no database (…/database)") }
+        self.init(
+            host: host, port: components.port ?? 5432, database: database,
+            username: user.removingPercentEncoding ?? user,
+            password: components.password.map { $0.removingPercentEncoding ?? $0 })
+        for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name {
+            case "schema":
+                guard Self.isValidSchemaName(value) else { throw refuse("has a schema name PostgreSQL would not keep as given: \(value)") }
+                schemaName = value
+            case "sslmode":
+                guard let mode = TLSMode(rawValue: value) else { throw refuse("has sslmode \(value); use disable, prefer or require") }
+                tls = mode
+            case "pool":
+                guard let size = Int(value), size > 0 else { throw refuse("has pool \(value); use a positive number") }
+                maximumConnections = size
+            default:
+                throw refuse("has an option Strata does not know: \(item.name)")
+            }
+        }
+    }
+
+    /// A schema name that needs no quoting rules beyond double quotes:
+    /// letters, digits and underscores, not starting with a digit or `pg_`,
+    /// at most 63 bytes (PostgreSQL's limit, beyond which it truncates).
+    static func isValidSchemaName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.utf8.count <= 63, !name.hasPrefix("pg_") else { return false }
+        guard first == "_" || ("a"..."z").contains(first) || ("A"..."Z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+    }
+
+    /// The URL with its password hidden, for messages.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "•••"
+        return components.string ?? text
+    }
+}
