@@ -173,9 +173,12 @@ final class DifferentialWorld {
             return try fetchBooks(query, text, number, limit: limit, keys: true).joined(separator: "; ")
         case .fetchAuthors(let query, let text, let number):
             return try fetchAuthors(query, text, number).joined(separator: "; ")
+        case .groupBooks(let query, let text, let number):
+            return try groupBooks(query, text, number).joined(separator: "; ")
         case .saveAndCompare(let query, let text, let number):
             guard context.hasChanges else { return "no changes" }
             let pending = try fetchBooks(query, text, number, limit: nil, keys: false)
+            let pendingGroups = try groupBooks(query, text, number)
             do {
                 try context.save()
             } catch let error as StrataError {
@@ -184,6 +187,10 @@ final class DifferentialWorld {
             let stored = try fetchBooks(query, text, number, limit: nil, keys: false)
             if pending != stored {
                 return "INCONSISTENT query \(query) (\(text), \(number)): unsaved \(pending) but saved \(stored)"
+            }
+            let storedGroups = try groupBooks(query, text, number)
+            if pendingGroups != storedGroups {
+                return "INCONSISTENT groups, query \(query) (\(text), \(number)): unsaved \(pendingGroups) but saved \(storedGroups)"
             }
             return "consistent: " + stored.joined(separator: "; ")
         }
@@ -198,6 +205,26 @@ final class DifferentialWorld {
         return try context.fetch(request).map { book in
             let key = keys ? "\(book.objectID.primaryKey.map(String.init) ?? "new")|" : ""
             return "\(key)\(book.title)|\(book.year)|\(book.rating.map { "\($0)" } ?? "nil")|\(book.author?.email ?? "-")"
+        }
+    }
+
+    /// The matches grouped by author and rating: counts, sums, extremes and
+    /// averages per group, a condition on them and an order by them.
+    private func groupBooks(_ query: Int, _ text: String, _ number: Int) throws -> [String] {
+        let request = FetchRequest<Book>(predicate: DifferentialQueries.book(query, text, number))
+        let groups = try context.fetchGroups(
+            of: request, by: \.author?.email, \.rating,
+            computing: .count, .sum(\.year), .min(\.title), .max(\.year), .average(\.year), .count(distinct: \.title),
+            having: .count >= 1 && !(.sum(\.year) < number * 2),
+            sortBy: [.aggregate(.count, .reverse), .aggregate(.max(\.title))], limit: 6)
+        return groups.map { group in
+            let (email, rating) = group.keys
+            let (count, sum, first, latest, mean, titles) = group.values
+            let average = mean.map { String(format: "%.6f", $0) } ?? "nil"
+            // -0.0 and 0.0 are one group; SQLite keeps a zero without its sign.
+            let key = rating.map { "\($0 == 0 ? 0 : $0)" } ?? "nil"
+            return "\(email ?? "-")|\(key): \(count) \(sum) \(first ?? "nil") "
+                + "\(latest.map(String.init) ?? "nil") \(average) \(titles)"
         }
     }
 
@@ -266,6 +293,7 @@ enum DifferentialStep: CustomStringConvertible {
     case fetchBooks(query: Int, text: String, number: Int, limit: Int?)
     case fetchAuthors(query: Int, text: String, number: Int)
     case saveAndCompare(query: Int, text: String, number: Int)
+    case groupBooks(query: Int, text: String, number: Int)
 
     /// Text from pieces that test case, composition and order: "é" composed
     /// and decomposed, upper and lower case, punctuation.
@@ -303,6 +331,9 @@ enum DifferentialStep: CustomStringConvertible {
         case 87..<93:
             return .fetchAuthors(query: Int.random(in: 0..<DifferentialQueries.authorCount, using: &random),
                                  text: text(using: &random), number: Int.random(in: -1...3, using: &random))
+        case 93..<96:
+            return .groupBooks(query: Int.random(in: 0..<DifferentialQueries.bookCount, using: &random),
+                               text: text(using: &random), number: number)
         default:
             return .saveAndCompare(query: Int.random(in: 0..<DifferentialQueries.bookCount, using: &random),
                                    text: text(using: &random), number: number)
@@ -327,6 +358,8 @@ enum DifferentialStep: CustomStringConvertible {
         case .fetchAuthors(let query, let text, let number): "fetch authors, query \(query), \(String(reflecting: text)), \(number)"
         case .saveAndCompare(let query, let text, let number):
             "fetch books unsaved, save, fetch again: query \(query), \(String(reflecting: text)), \(number)"
+        case .groupBooks(let query, let text, let number):
+            "group books by author and rating, query \(query), \(String(reflecting: text)), \(number)"
         }
     }
 }
