@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
+        // Helpers for apps' tests: containers per store kind, awaiting events, graph checks.
+        .library(name: "StrataTesting", targets: ["StrataTesting"]),
         // The PostgreSQL store, a product of its own so SQLite-only apps do not build postgres-nio.
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
@@ -32,6 +34,10 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings),
+        .target(
+            name: "StrataTesting",
+            dependencies: ["StrataCore"],
             swiftSettings: strictSettings),
         // The PostgreSQL store on postgres-nio.
         .target(
@@ -92,7 +98,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTestModels", "strata-test-writer",
+                "Strata", "StrataTesting", "StrataTestModels", "strata-test-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings),

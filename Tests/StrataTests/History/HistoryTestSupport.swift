@@ -21,13 +21,10 @@ extension TestStack {
     /// A loaded container with history tracking on (and, when asked, old and
     /// new values recorded).
     init(history kind: StoreKind, schema: Schema = historySchema, recordsValueChanges: Bool = false) async throws {
-        directory = TemporaryDirectory()
-        container = try PersistentContainer(name: "History", schema: schema)
-        var description = kind.description(directory.file("History.sqlite"))
-        description.historyTracking = true
-        description.historyRecordsValueChanges = recordsValueChanges
-        container.storeDescriptions = [description]
-        try await container.loadPersistentStores()
+        try await self.init(kind, schema: schema, name: "History") { description in
+            description.historyTracking = true
+            description.historyRecordsValueChanges = recordsValueChanges
+        }
     }
 }
 

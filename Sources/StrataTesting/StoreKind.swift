@@ -1,0 +1,100 @@
+import Foundation
+import StrataCore
+import Testing
+
+/// The kinds of store a test can run against: SQLite in memory, a SQLite
+/// file in a temporary folder, and the pure-Swift in-memory store. Pass
+/// `StoreKind.allCases` as a test's arguments to run it on each.
+///
+/// ```swift
+/// @Test(arguments: StoreKind.allCases)
+/// func savedBooksCanBeFetched(_ kind: StoreKind) async throws {
+///     let stack = try await TestStack(kind, schema: Schema(Book.self))
+///     // …
+/// }
+/// ```
+public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case inMemory
+    case file
+    case memory
+
+    /// The description of a new store of this kind (`url` is used by files only).
+    public func description(_ url: URL) -> StoreDescription {
+        switch self {
+        case .inMemory: .inMemory()
+        case .file: StoreDescription(url: url)
+        case .memory: .memory()
+        }
+    }
+
+    public var testDescription: String { rawValue }
+}
+
+/// A temporary folder, removed with everything in it when the value is released.
+///
+/// ```swift
+/// let directory = TemporaryDirectory()
+/// let url = directory.file("Library.sqlite")
+/// ```
+public final class TemporaryDirectory: Sendable {
+    public let url: URL
+
+    public init() {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-tests-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// A file in the folder.
+    public func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A loaded container over a fresh store of one kind, for one test; a file
+/// store lives in a temporary folder that goes with the stack.
+///
+/// ```swift
+/// let stack = try await TestStack(.file, schema: Schema(Author.self, Book.self))
+/// let context = stack.container.newContext()
+/// let relaunched = try await stack.reopened()
+/// ```
+public struct TestStack: Sendable {
+    public let container: PersistentContainer
+    public let directory: TemporaryDirectory
+
+    /// `configure` adjusts the store's description first (history, remote changes).
+    public init(
+        _ kind: StoreKind, schema: Schema, name: String = "Test", configure: (inout StoreDescription) -> Void = { _ in }
+    ) async throws {
+        directory = TemporaryDirectory()
+        container = try PersistentContainer(name: name, schema: schema)
+        var description = kind.description(directory.file("\(name).sqlite"))
+        configure(&description)
+        container.storeDescriptions = [description]
+        try await container.loadPersistentStores()
+    }
+
+    /// A second container over the same file (file stores only), as after a
+    /// relaunch, with the same schema or another version of it.
+    public func reopened(schema: Schema? = nil) async throws -> PersistentContainer {
+        let container = try PersistentContainer(name: "Reopened", schema: schema ?? self.container.schema)
+        container.storeDescriptions = self.container.storeDescriptions
+        try await container.loadPersistentStores()
+        return container
+    }
+}
+
+extension PersistentContainer {
+    /// A loaded container over a new store held in memory, in one line.
+    ///
+    /// ```swift
+    /// let container = try await PersistentContainer.inMemory(Author.self, Book.self)
+    /// ```
+    public static func inMemory(_ models: any PersistentModel.Type..., name: String = "Test") async throws -> PersistentContainer {
+        let container = try PersistentContainer(name: name, schema: Schema(models))
+        container.storeDescriptions = [.inMemory()]
+        try await container.loadPersistentStores()
+        return container
+    }
+}
