@@ -2,7 +2,7 @@
 @_exported import Foundation
 
 /// Makes a final class a persistent model: its stored properties become
-/// attributes and relationships of an entity, and it adopts ``PersistentModel``.
+/// attributes and relationships of an entity, and it adopts `PersistentModel`.
 ///
 /// ```swift
 /// @Model final class Book {

@@ -6,7 +6,7 @@ import Observation
 /// `@Model` adopts this protocol for you. Without the macro, adopt it by hand: list
 /// the persistent properties in ``schemaProperties`` (their order gives each its
 /// ordinal) and route every persistent property through ``persistentBacking``
-/// with ``persistentValue(at:as:)`` and ``setPersistentValue(_:at:as:)``.
+/// with `persistentValue(at:as:)` and `setPersistentValue(_:at:as:)`.
 ///
 /// ```swift
 /// final class Tag: PersistentModel {
