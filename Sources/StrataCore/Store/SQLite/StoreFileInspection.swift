@@ -107,7 +107,7 @@ struct StoreFileInspection {
         }
     }
 
-    private func withInspectionConnection<T>(_ body: (OpaquePointer) throws(StrataError) -> T) throws(StrataError) -> T {
+    func withInspectionConnection<T>(_ body: (OpaquePointer) throws(StrataError) -> T) throws(StrataError) -> T {
         let path = url.path
         let inUse = FileManager.default.fileExists(atPath: path + "-wal") || FileManager.default.fileExists(atPath: path + "-shm")
         let uri = URL(fileURLWithPath: path).absoluteString + (inUse ? "" : "?immutable=1")
@@ -123,7 +123,7 @@ struct StoreFileInspection {
     }
 
     /// The text of every column of every row a query returns, row after row.
-    private func strings(_ connection: OpaquePointer, _ sql: String, columns: Int32 = 1) throws(StrataError) -> [String] {
+    func strings(_ connection: OpaquePointer, _ sql: String, columns: Int32 = 1) throws(StrataError) -> [String] {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw damaged(connection)
