@@ -8,27 +8,15 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Show a store's schema version, entities with their properties and row counts, size and history.")
 
-    @Argument(help: "The store file.")
-    var file: String
-
-    @Flag(name: .long, help: "Print the report as JSON, for scripts.")
-    var json = false
+    @OptionGroup var options: StoreFileOptions
 
     func run() throws {
-        let report: StoreReport
-        do {
-            report = try StoreReport(url: URL(fileURLWithPath: file))
-        } catch {
-            FileHandle.standardError.write(Data("strata: \(error.message)\n".utf8))
-            throw ExitCode.failure
+        let report = try options.read { url throws(StrataError) in try StoreReport(url: url) }
+        if options.json {
+            try options.printJSON(report)
+        } else {
+            print(Self.text(report))
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
-            return
-        }
-        print(Self.text(report))
     }
 
     static func text(_ report: StoreReport) -> String {

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The problems a store file has, found without changing it: SQLite's full
+/// integrity check, relationships that name missing rows, row versions that
+/// are not positive, and history changes that belong to no transaction.
+/// `strata check` prints them and fails when there is any.
+///
+/// ```swift
+/// let problems = try StoreCheck(url: url).problems
+/// if problems.isEmpty { print("ok") }
+/// ```
+public struct StoreCheck: Sendable, Codable {
+    public var fileName: String
+    /// What is wrong, one sentence each; empty for a sound store.
+    public var problems: [String]
+
+    /// Checks the store at `url`. A file that is not a Strata store at all
+    /// fails as ``StoreReport/init(url:)`` does; damage inside one is a problem.
+    public init(url: URL) throws(StrataError) {
+        let inspection = StoreFileInspection(url: url)
+        guard case .store(_, let metadata, let columns) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
+            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
+        }
+        fileName = url.lastPathComponent
+        problems = try inspection.withInspectionConnection { connection throws(StrataError) in
+            var problems: [String] = []
+            let integrity = try inspection.strings(connection, "PRAGMA integrity_check")
+            if integrity != ["ok"] { problems += integrity.prefix(20).map { "SQLite: \($0)" } }
+            let dangling = try inspection.strings(
+                connection, "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 20", columns: 3)
+            for row in stride(from: 0, to: dangling.count - 2, by: 3) {
+                problems.append("\(dangling[row]) row \(dangling[row + 1]) relates to a \(dangling[row + 2]) that does not exist")
+            }
+            for entity in metadata.schema.entities where columns[entity.name] != nil {
+                let versions = try inspection.strings(
+                    connection, "SELECT count(*) FROM \(quote(entity.name)) WHERE \(StoreLayout.versionColumn) < 1")
+                if let count = Int(versions.first ?? "0"), count > 0 {
+                    problems.append("\(entity.name) has \(count) rows whose version is not positive")
+                }
+            }
+            if columns[HistoryLayout.changeTable] != nil, columns[HistoryLayout.transactionTable] != nil {
+                let orphans = try inspection.strings(connection, """
+                    SELECT count(*) FROM \(HistoryLayout.changeTable) AS c
+                    WHERE NOT EXISTS (SELECT 1 FROM \(HistoryLayout.transactionTable) AS t WHERE t.id = c.transaction_id)
+                    """)
+                if let count = Int(orphans.first ?? "0"), count > 0 {
+                    problems.append("history has \(count) changes that belong to no transaction")
+                }
+            }
+            return problems
+        }
+    }
+}
