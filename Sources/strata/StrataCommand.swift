@@ -6,7 +6,7 @@ struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Strata: a Core Data-style object graph and persistence stack for Swift.",
-        subcommands: [DemoCommand.self, InspectCommand.self, CheckCommand.self])
+        subcommands: [DemoCommand.self, InspectCommand.self, CheckCommand.self, HistoryCommand.self])
 
     func run() async throws {
         throw CleanExit.helpRequest(self)
