@@ -244,14 +244,11 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
     /// The request's order, ties broken as stores break them (saved objects by
     /// key, then unsaved ones in insertion order).
     private func precedes(_ lhs: Model, _ rhs: Model) -> Bool {
-        for key in sortKeys {
-            switch key.compare(lhs, rhs) {
-            case .orderedAscending: return true
-            case .orderedDescending: return false
-            case .orderedSame: continue
-            }
+        switch sortKeys.compare(lhs, rhs) {
+        case .orderedAscending: true
+        case .orderedDescending: false
+        case .orderedSame: ManagedObjectContext.keyOrder(lhs.objectID.key, rhs.objectID.key)
         }
-        return ManagedObjectContext.keyOrder(lhs.objectID.key, rhs.objectID.key)
     }
 
     private func resolve(_ id: ObjectID) -> Model? {

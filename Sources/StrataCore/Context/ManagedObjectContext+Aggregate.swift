@@ -13,13 +13,7 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            let valueType = aggregate.keyPath.map { type(of: $0).valueType }
-            let collation: Collation = valueType.map(predicateBaseType) == Decimal.self ? .decimal : .binary
-            if collation == .decimal, aggregate.function == .sum || aggregate.function == .average {
-                throw StrataError(
-                    .unsupportedPredicate, "Decimal values are stored as text; their \(aggregate.function.rawValue) is not computed in a store",
-                    entityName: entity.name)
-            }
+            let collation = try aggregateCollation(aggregate.function, of: aggregate.keyPath, entityName: entity.name)
             if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
                 return try aggregateInMemory(aggregate, of: request, collation: collation)
             }
@@ -38,4 +32,22 @@ extension ManagedObjectContext {
         let values = aggregate.function == .count ? objects.map { _ in StoredValue.null } : objects.map(aggregate.read)
         return try aggregate.decode(try aggregate.function.compute(values, collation: collation).get())
     }
+}
+
+/// How the values an aggregate reads compare: `Decimal`s (stored as text) by
+/// their numeric value, everything else as stored. A sum or average of
+/// decimals is refused: stores cannot add text.
+func aggregateCollation(_ function: AggregateFunction, of keyPath: AnyKeyPath?, entityName: String) throws(StrataError) -> Collation {
+    let collation = keyPath.map { valueCollation(of: type(of: $0).valueType) } ?? .binary
+    if collation == .decimal, function == .sum || function == .average {
+        throw StrataError(
+            .unsupportedPredicate, "Decimal values are stored as text; their \(function.rawValue) is not computed in a store",
+            entityName: entityName)
+    }
+    return collation
+}
+
+/// `Decimal` values are text in a store and compare by their numeric value.
+func valueCollation(of type: Any.Type) -> Collation {
+    predicateBaseType(type) == Decimal.self ? .decimal : .binary
 }

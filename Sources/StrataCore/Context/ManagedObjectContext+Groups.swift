@@ -85,7 +85,7 @@ package struct GroupedFetch<T: PersistentModel> {
 
     mutating func addKey<K: PersistentValue>(_ keyPath: KeyPath<T, K>) throws(StrataError) {
         let (value, _) = try compiler.sortValue(keyPath)
-        query.keys.append(GroupQuery.Key(value: value, collation: groupCollation(of: K.self)))
+        query.keys.append(GroupQuery.Key(value: value, collation: valueCollation(of: K.self)))
         keyPaths.append(keyPath)
         reads.append { $0[keyPath: keyPath].storedValue }
     }
@@ -94,13 +94,7 @@ package struct GroupedFetch<T: PersistentModel> {
     @discardableResult
     mutating func addAggregate(_ term: AggregateTerm<T>, reusing: Bool = false) throws(StrataError) -> Int {
         if reusing, let index = terms.firstIndex(where: { $0.isSame(as: term) }) { return index }
-        let valueType = term.keyPath.map { type(of: $0).valueType }
-        let collation = valueType.map(groupCollation(of:)) ?? .binary
-        if collation == .decimal, term.function == .sum || term.function == .average {
-            throw StrataError(
-                .unsupportedPredicate, "Decimal values are stored as text; their \(term.function.rawValue) is not computed in a store",
-                entityName: entity.name)
-        }
+        let collation = try aggregateCollation(term.function, of: term.keyPath, entityName: entity.name)
         let value = try term.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
         query.aggregates.append(GroupQuery.Function(function: term.function, value: value, collation: collation))
         terms.append(term)
@@ -138,11 +132,6 @@ package struct GroupedFetch<T: PersistentModel> {
         case .not(let inner): .not(try compile(inner))
         }
     }
-}
-
-/// Decimal values are text in a store and compare by their numeric value.
-private func groupCollation(of type: Any.Type) -> Collation {
-    predicateBaseType(type) == Decimal.self ? .decimal : .binary
 }
 
 /// Reads a group's row, a key or an aggregate at a time, in order.

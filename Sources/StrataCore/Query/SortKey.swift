@@ -42,16 +42,22 @@ extension Array where Element == SortKey {
     package func sort<T: PersistentModel>(_ objects: inout [T]) {
         guard !isEmpty else { return }
         let keyed = objects.enumerated().sorted { lhs, rhs in
-            for key in self {
-                switch key.compare(lhs.element, rhs.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+            switch compare(lhs.element, rhs.element) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs.offset < rhs.offset
             }
-            return lhs.offset < rhs.offset
         }
         objects = keyed.map(\.element)
+    }
+
+    /// How two objects compare by these keys, the first that tells deciding.
+    package func compare<T: PersistentModel>(_ lhs: T, _ rhs: T) -> ComparisonResult {
+        for key in self {
+            let order = key.compare(lhs, rhs)
+            if order != .orderedSame { return order }
+        }
+        return .orderedSame
     }
 }
 

@@ -315,6 +315,25 @@ struct SQLiteSelect {
         return sql
     }
 
+    /// `SELECT columns FROM … WHERE …`, over the plan's page when it has one
+    /// (ordered, then limited), to read as a subquery: its arguments follow the
+    /// columns' own.
+    func pageSubquery(columns: String) -> (sql: String, arguments: [StoredValue]) {
+        var sql = "SELECT \(columns) FROM \(table) AS t0"
+        if let whereClause { sql += " WHERE \(whereClause)" }
+        var arguments = whereArguments
+        guard limit != nil || offset > 0 else { return (sql, arguments) }
+        if let orderClause {
+            sql += " ORDER BY \(orderClause), t0.pk"
+            arguments += self.arguments.dropFirst(whereArguments.count)
+        } else {
+            sql += " ORDER BY t0.pk"
+        }
+        sql += " LIMIT ? OFFSET ?"
+        arguments += [.integer(Int64(limit ?? -1)), .integer(Int64(offset))]
+        return (sql, arguments)
+    }
+
     var selectSQL: String { sql(columns: selectList) }
     /// The select of other columns than the row's, in the same order and page.
     func selectSQL(columns: String) -> String { sql(columns: columns) }

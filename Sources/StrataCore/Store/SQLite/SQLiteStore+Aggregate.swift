@@ -21,20 +21,9 @@ extension SQLiteStore {
         case .average: "AVG(\(argument))"
         }
         // The value is selected first so that its bound values come first.
-        var sql = "SELECT \(call) FROM (SELECT \(rendered?.sql ?? "NULL") AS v FROM \(select.table) AS t0"
-        if let whereClause = select.whereClause { sql += " WHERE \(whereClause)" }
-        var arguments = (rendered?.arguments ?? []) + select.whereArguments
-        if plan.isLimited {
-            if let order = select.orderClause {
-                sql += " ORDER BY \(order), t0.pk"
-                arguments += select.arguments.dropFirst(select.whereArguments.count)
-            } else {
-                sql += " ORDER BY t0.pk"
-            }
-            sql += " LIMIT ? OFFSET ?"
-            arguments += [.integer(Int64(plan.limit ?? -1)), .integer(Int64(plan.offset))]
-        }
-        sql += ")"
+        let page = select.pageSubquery(columns: "\(rendered?.sql ?? "NULL") AS v")
+        let sql = "SELECT \(call) FROM (\(page.sql))"
+        let arguments = (rendered?.arguments ?? []) + page.arguments
         if let check = select.checkSQL { _ = try fetchIntegers(sql: check, arguments: select.whereArguments) }
         do {
             return try valueRows(sql: sql, arguments: arguments, columns: 1).first?.first ?? .null

@@ -22,22 +22,11 @@ extension SQLiteStore {
             columns.append("\(fragment.sql) AS a\(index)")
             arguments += fragment.arguments
         }
-        var inner = "SELECT \(columns.isEmpty ? "NULL" : columns.joined(separator: ", ")) FROM \(select.table) AS t0"
-        if let whereClause = select.whereClause { inner += " WHERE \(whereClause)" }
-        arguments += select.whereArguments
-        if plan.isLimited {
-            if let order = select.orderClause {
-                inner += " ORDER BY \(order), t0.pk"
-                arguments += select.arguments.dropFirst(select.whereArguments.count)
-            } else {
-                inner += " ORDER BY t0.pk"
-            }
-            inner += " LIMIT ? OFFSET ?"
-            arguments += [.integer(Int64(plan.limit ?? -1)), .integer(Int64(plan.offset))]
-        }
+        let page = select.pageSubquery(columns: columns.isEmpty ? "NULL" : columns.joined(separator: ", "))
+        arguments += page.arguments
 
         let results = query.keys.indices.map { "k\($0)" } + query.aggregates.indices.map { call(query, $0) }
-        var sql = "SELECT \(results.joined(separator: ", ")) FROM (\(inner))"
+        var sql = "SELECT \(results.joined(separator: ", ")) FROM (\(page.sql))"
         if !query.keys.isEmpty {
             sql += " GROUP BY " + query.keys.enumerated().map { index, key in "k\(index)" + collate(key.collation) }
                 .joined(separator: ", ")
