@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation` (CI builds the docs with warnings as errors).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -47,6 +48,8 @@ let package = Package(
             dependencies: [
                 "StrataCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
@@ -107,7 +110,7 @@ let package = Package(
         // Against a real server: STRATA_POSTGRES_URL (CI starts one, see .ci/postgres.sh).
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["Strata", "StrataPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["Strata", "StrataPostgres", "StrataTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataMacrosTests",

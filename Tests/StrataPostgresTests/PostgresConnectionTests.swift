@@ -41,28 +41,54 @@ struct PostgresStoreDescriptionTests {
     }
 }
 
-/// The pool reaches a real server and prepares the store's namespace.
+/// The store reaches a real server and keeps its tables in its own namespace.
 @Suite("PostgreSQL connections", .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresConnectionTests {
     @Test
-    func theStoresSchemaIsCreatedOnceAndSharedByName() async throws {
+    func aStoreIsCreatedOnceAndSharedByItsSchemaName() throws {
         let description = try PostgresTestServer.description()
-        let server = try await PostgresServer.open(description)
-        try await server.prepareSchema()
-        try await server.prepareSchema()
-        let schemas = try await server.strings(
-            "SELECT nspname::text FROM pg_namespace WHERE nspname = '\(description.schemaName)'")
-        #expect(schemas == [description.schemaName])
-        try await server.execute("DROP SCHEMA \(server.quoted(description.schemaName)) CASCADE")
-        await server.close()
+        let schema = Schema(PgNote.self)
+        let first = try PostgresStore(description: description, schema: schema, readOnly: false, options: StoreOptions())
+        let second = try PostgresStore(description: description, schema: schema, readOnly: false, options: StoreOptions())
+        #expect(first.identifier == second.identifier)
+        try first.close()
+        try second.close()
+        try PostgresTestServer.drop(description)
     }
 
     @Test
-    func aServerThatRefusesFailsWithPostgresReason() async throws {
+    func aServerThatRefusesFailsWithPostgresReason() throws {
         var description = try PostgresTestServer.description()
         description.database = "no_such_database_\(UUID().uuidString.prefix(6).lowercased())"
-        let error = await #expect(throws: StrataError.self) { try await PostgresServer.open(description) }
+        let error = #expect(throws: StrataError.self) {
+            try PostgresStore(description: description, schema: Schema(PgNote.self), readOnly: false, options: StoreOptions())
+        }
         #expect(error?.code == .postgres)
         #expect(error?.message.contains("does not exist") == true, "\(error?.message ?? "")")
     }
+
+    @Test
+    func aStoreOfAnotherSchemaIsRefusedAndLeftAlone() throws {
+        let description = try PostgresTestServer.description()
+        let store = try PostgresStore(description: description, schema: Schema(PgNote.self), readOnly: false, options: StoreOptions())
+        try store.close()
+        let error = #expect(throws: StrataError.self) {
+            try PostgresStore(description: description, schema: Schema(PgTag.self), readOnly: false, options: StoreOptions())
+        }
+        #expect(error?.code == .incompatibleStore)
+        let reopened = try PostgresStore(description: description, schema: Schema(PgNote.self), readOnly: false, options: StoreOptions())
+        #expect(reopened.identifier == store.identifier)
+        try reopened.close()
+        try PostgresTestServer.drop(description)
+    }
+}
+
+@Model final class PgNote {
+    var text: String
+    init(text: String) { self.text = text }
+}
+
+@Model final class PgTag {
+    var name: String
+    init(name: String) { self.name = name }
 }

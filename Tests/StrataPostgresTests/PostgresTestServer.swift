@@ -25,3 +25,14 @@ enum PostgresTestServer {
         return description
     }
 }
+
+extension PostgresTestServer {
+    /// Drops a test's schema with everything in it.
+    static func drop(_ description: PostgresStoreDescription) throws {
+        let pool = try PostgresConnectionPool(description: description)
+        defer { pool.close() }
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute("DROP SCHEMA IF EXISTS \(quote(description.schemaName)) CASCADE")
+        }
+    }
+}

@@ -73,10 +73,11 @@ extension PersistentContainer {
         if persistentStoreCoordinator.isLoaded { return nil }
         do {
             let store: any PersistentStore
-            switch description.type {
-            case .memory:
+            if let opener = description.type.opener {
+                store = try opener.open(schema, description)
+            } else if description.type == .memory {
                 store = MemoryStore(schema: schema, options: description.storeOptions)
-            default:
+            } else {
                 let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
                 store = try SQLiteStore(
                     location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,

@@ -20,6 +20,22 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public struct StoreType: Sendable, Hashable, CustomStringConvertible {
         private let name: String
+        /// Opens a store of a kind another module provides (the PostgreSQL store).
+        package let opener: StoreOpener?
+
+        private init(name: String) {
+            self.name = name
+            opener = nil
+        }
+
+        /// A kind of store another Strata module provides; `name` tells it apart.
+        package init(name: String, opener: StoreOpener) {
+            self.name = name
+            self.opener = opener
+        }
+
+        public static func == (lhs: StoreType, rhs: StoreType) -> Bool { lhs.name == rhs.name }
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
         /// A SQLite database file (the default).
         public static let sqliteFile = StoreType(name: "SQLite file")
@@ -67,6 +83,12 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
         self.type = .sqliteFile
     }
 
+    /// A store of a kind another Strata module provides.
+    package init(type: StoreType) {
+        url = URL(fileURLWithPath: "/dev/null")
+        self.type = type
+    }
+
     /// A new, empty SQLite store held in memory; gone when the container is.
     public static func inMemory() -> StoreDescription {
         var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
@@ -94,5 +116,18 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         type == .sqliteFile ? "store at \(url.path)" : "\(type) store"
+    }
+}
+
+/// How a module outside StrataCore opens its kind of store for a container.
+///
+/// ```swift
+/// let opener = StoreOpener { schema, description in try MyStore(schema: schema, options: description.storeOptions) }
+/// ```
+package struct StoreOpener: Sendable {
+    package let open: @Sendable (Schema, StoreDescription) throws(StrataError) -> any PersistentStore
+
+    package init(_ open: @escaping @Sendable (Schema, StoreDescription) throws(StrataError) -> any PersistentStore) {
+        self.open = open
     }
 }

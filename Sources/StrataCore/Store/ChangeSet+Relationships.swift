@@ -40,5 +40,12 @@ extension ChangeSet {
         public var relationshipName: String
         package var entityIndex: Int
         package var ordinal: Int
+
+        package init(objectID: ObjectID, relationshipName: String, entityIndex: Int, ordinal: Int) {
+            self.objectID = objectID
+            self.relationshipName = relationshipName
+            self.entityIndex = entityIndex
+            self.ordinal = ordinal
+        }
     }
 }

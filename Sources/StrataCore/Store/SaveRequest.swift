@@ -68,4 +68,9 @@ package struct SaveResult: Sendable {
     package var changes: ChangeSet
     /// Conflicts found inside the transaction; when not empty, nothing was written.
     package var conflicts = StoreConflicts()
+
+    package init(changes: ChangeSet, conflicts: StoreConflicts = StoreConflicts()) {
+        self.changes = changes
+        self.conflicts = conflicts
+    }
 }

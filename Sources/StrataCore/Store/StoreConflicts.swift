@@ -18,6 +18,12 @@ package struct RowConflict: Sendable {
     package var primaryKey: Int64
     /// The stored row now, or nil when it was deleted.
     package var stored: StoredRow?
+
+    package init(entityIndex: Int, primaryKey: Int64, stored: StoredRow?) {
+        self.entityIndex = entityIndex
+        self.primaryKey = primaryKey
+        self.stored = stored
+    }
 }
 
 /// A stored row as a value: key, version and values by property ordinal.
@@ -43,4 +49,12 @@ package struct UniquenessViolation: Sendable {
     package var primaryKey: Int64?
     /// The stored row that holds the key.
     package var existing: StoredRow
+
+    package init(entityIndex: Int, constraint: [Int], temporaryKey: UInt64?, primaryKey: Int64?, existing: StoredRow) {
+        self.entityIndex = entityIndex
+        self.constraint = constraint
+        self.temporaryKey = temporaryKey
+        self.primaryKey = primaryKey
+        self.existing = existing
+    }
 }

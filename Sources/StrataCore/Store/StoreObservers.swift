@@ -4,7 +4,7 @@ package protocol StoreObserver: AnyObject, Sendable {
 }
 
 /// The weakly held observers of one store.
-final class StoreObservers: Sendable {
+package final class StoreObservers: Sendable {
     private struct Entry: @unchecked Sendable {
         // @unchecked: the referent is Sendable (StoreObserver); `weak` is the only reason it isn't inferred.
         weak var observer: (any StoreObserver)?
@@ -12,14 +12,16 @@ final class StoreObservers: Sendable {
 
     private let entries = Locked<[Entry]>([])
 
-    func add(_ observer: any StoreObserver) {
+    package init() {}
+
+    package func add(_ observer: any StoreObserver) {
         entries.withLock { entries in
             entries.removeAll { $0.observer == nil }
             entries.append(Entry(observer: observer))
         }
     }
 
-    func current() -> [any StoreObserver] {
+    package func current() -> [any StoreObserver] {
         entries.withLock { entries in entries.compactMap(\.observer) }
     }
 }

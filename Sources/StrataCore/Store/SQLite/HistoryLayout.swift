@@ -86,17 +86,17 @@ enum HistoryLayout {
 /// Encoding is written out by hand because it runs for every change of large
 /// saves, where `JSONEncoder` doubled the cost of a delete; decoding (reads)
 /// uses `JSONDecoder`.
-struct HistoryValueCoder {
+package struct HistoryValueCoder {
     private let decoder: JSONDecoder
 
-    init() {
+    package init() {
         decoder = JSONDecoder()
         // Doubles may be NaN or infinite; JSON has no spelling for them.
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
     }
 
-    func encode(_ values: [String: StoredValue]) -> StoredValue {
+    package func encode(_ values: [String: StoredValue]) -> StoredValue {
         var json = "{"
         for (position, name) in values.keys.sorted().enumerated() {
             if position > 0 { json += "," }
@@ -128,7 +128,7 @@ struct HistoryValueCoder {
         return .text(json)
     }
 
-    func decode(_ value: StoredValue) throws -> [String: StoredValue]? {
+    package func decode(_ value: StoredValue) throws -> [String: StoredValue]? {
         guard case .text(let text) = value else { return nil }
         return try decoder.decode([String: StoredValue].self, from: Data(text.utf8))
     }

@@ -1,0 +1,293 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import StrataCore
+
+extension StrataError.Code {
+    /// PostgreSQL refused a statement or the connection (the message says why).
+    public static let postgres = StrataError.Code(rawValue: "postgres")
+}
+
+/// The PostgreSQL store's connections: up to `maximum` of them, opened when
+/// first needed and kept for the next caller.
+///
+/// Statements run through NIO futures and wait on the calling thread, so a
+/// fault firing inside a property accessor (which cannot `await`) gets its
+/// row; the work itself happens on NIO's event loops, never on Swift's
+/// cooperative threads, so a caller blocked here cannot starve the threads
+/// the answer needs. Waiting on an event-loop thread would deadlock and is
+/// refused. A connection that broke is dropped, and the next lease opens a
+/// new one: the store survives a restarted server.
+///
+/// ```swift
+/// let pool = PostgresConnectionPool(description: description)
+/// let count = try pool.withSession { session throws(StrataError) in
+///     try session.rows("SELECT count(*) FROM \"Book\"").first.map { try session.integer($0, at: 0) }
+/// }
+/// ```
+final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCount` are only touched under `condition`
+    let description: PostgresStoreDescription
+    let maximum: Int
+    private let configuration: PostgresConnection.Configuration
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var openCount = 0
+    private var isClosed = false
+    private var nextID = 0
+    static let logger = Logger(label: "strata.postgres")
+
+    init(description: PostgresStoreDescription) throws(StrataError) {
+        self.description = description
+        maximum = max(1, description.maximumConnections)
+        configuration = try Self.configuration(description)
+    }
+
+    static func configuration(_ description: PostgresStoreDescription) throws(StrataError) -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            tls = switch description.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw StrataError(.postgres, "PostgreSQL: TLS could not be set up: \(error)")
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: description.host, port: description.port, username: description.username,
+            password: description.password, database: description.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    /// Opens a connection of its own (not from the pool), for listening.
+    func connect() throws(StrataError) -> PostgresConnection {
+        try Self.refuseOnEventLoop()
+        let id = condition.locked { () -> Int in
+            nextID += 1
+            return nextID
+        }
+        do {
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: Self.logger
+            ).wait()
+        } catch {
+            throw PostgresSession.translate(error, doing: "connecting to \(place)")
+        }
+    }
+
+    var place: String {
+        "\(description.host):\(description.port)/\(description.database) as \(description.username)"
+    }
+
+    /// Runs `body` with a connection of the pool, waiting for one when all are busy.
+    func withSession<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
+        try Self.refuseOnEventLoop()
+        let connection = try lease()
+        let session = PostgresSession(connection: connection)
+        do throws(StrataError) {
+            let result = try body(session)
+            giveBack(connection)
+            return result
+        } catch {
+            giveBack(connection)
+            throw error
+        }
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func withTransaction<Result>(
+        isolation: String = "READ COMMITTED", _ body: (PostgresSession) throws(StrataError) -> Result
+    ) throws(StrataError) -> Result {
+        try withSession { session throws(StrataError) in
+            try session.execute("BEGIN ISOLATION LEVEL \(isolation)")
+            do throws(StrataError) {
+                let result = try body(session)
+                try session.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func lease() throws(StrataError) -> PostgresConnection {
+        condition.lock()
+        while true {
+            if isClosed {
+                condition.unlock()
+                throw StrataError(.storeNotLoaded, "The PostgreSQL store was closed")
+            }
+            while let connection = idle.popLast() {
+                if !connection.isClosed {
+                    condition.unlock()
+                    return connection
+                }
+                openCount -= 1
+            }
+            if openCount < maximum {
+                openCount += 1
+                condition.unlock()
+                do {
+                    return try connect()
+                } catch {
+                    condition.locked { openCount -= 1 }
+                    condition.signal()
+                    throw error
+                }
+            }
+            condition.wait()
+        }
+    }
+
+    private func giveBack(_ connection: PostgresConnection) {
+        condition.lock()
+        if connection.isClosed || isClosed {
+            openCount -= 1
+            condition.unlock()
+            if isClosed { connection.closeKeepingAlive() }
+        } else {
+            idle.append(connection)
+            condition.unlock()
+        }
+        condition.signal()
+    }
+
+    /// Closes the idle connections; busy ones close as they come back.
+    func close() {
+        let connections = condition.locked { () -> [PostgresConnection] in
+            isClosed = true
+            defer { idle = [] }
+            openCount -= idle.count
+            return idle
+        }
+        condition.broadcast()
+        // Not waited for: closing may be asked from any thread, an event loop's too.
+        for connection in connections { connection.closeKeepingAlive() }
+    }
+
+    deinit {
+        for connection in idle { connection.closeKeepingAlive() }
+    }
+
+    private static func refuseOnEventLoop() throws(StrataError) {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw StrataError(
+                .postgres,
+                "The PostgreSQL store was called on a NIO event-loop thread, where waiting for its answer would "
+                    + "deadlock; call it from a context's own thread, or use the …Async methods")
+        }
+    }
+}
+
+/// One leased connection: statements with bound values, answered as rows.
+///
+/// ```swift
+/// let rows = try session.rows("SELECT pk FROM \"Book\" WHERE year > $1", [.integer(2000)])
+/// ```
+struct PostgresSession {
+    let connection: PostgresConnection
+
+    /// The rows a statement returns.
+    @discardableResult
+    func rows(_ sql: String, _ values: [StoredValue] = []) throws(StrataError) -> [PostgresRow] {
+        try result(sql, values).rows
+    }
+
+    /// Runs a statement; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, _ values: [StoredValue] = []) throws(StrataError) -> Int {
+        try result(sql, values).metadata.rows ?? 0
+    }
+
+    private func result(_ sql: String, _ values: [StoredValue]) throws(StrataError) -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { Self.bind(value, into: &bindings) }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresConnectionPool.logger).wait()
+        } catch {
+            throw Self.translate(error, doing: "running \(sql.prefix(300))")
+        }
+    }
+
+    /// Keys bound as one value, read with `$n::bigint[]`.
+    static func keyArray(_ keys: [Int64]) -> StoredValue {
+        .text("{" + keys.map(String.init).joined(separator: ",") + "}")
+    }
+
+    static func bind(_ value: StoredValue, into bindings: inout PostgresBindings) {
+        switch value {
+        case .null: bindings.appendNull()
+        case .integer(let number): bindings.append(number)
+        case .real(let number): bindings.append(number)
+        case .text(let text): bindings.append(text)
+        case .blob(let data): bindings.append(ByteBuffer(bytes: data))
+        }
+    }
+
+    /// A cell as a stored value, by its column's type.
+    static func value(_ cell: PostgresCell) throws(StrataError) -> StoredValue {
+        guard let bytes = cell.bytes else { return .null }
+        do {
+            switch cell.dataType {
+            case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
+            case .float8, .float4: return .real(try cell.decode(Double.self))
+            case .bytea: return .blob(Data(buffer: bytes))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .numeric: return .text(try cell.decode(String.self))
+            default: return .text(try cell.decode(String.self))
+            }
+        } catch {
+            throw StrataError(.corruptStore, "PostgreSQL returned a value Strata cannot read in column \(cell.columnName): \(error)")
+        }
+    }
+
+    /// An integer cell (keys, versions, counts); NULL reads as nil.
+    static func integer(_ cell: PostgresCell) throws(StrataError) -> Int64? {
+        guard case .integer(let value) = try value(cell) else { return nil }
+        return value
+    }
+
+    /// A typed error with PostgreSQL's own message (and SQLSTATE) when it gave
+    /// one; `doing` says what was being done. Unique-key and foreign-key
+    /// violations get Strata's own codes.
+    static func translate(_ error: any Error, doing: String) -> StrataError {
+        if let error = error as? StrataError { return error }
+        if let error = error as? PSQLError {
+            let message = error.serverInfo?[.message] ?? "\(error.code)"
+            let state = error.serverInfo?[.sqlState]
+            let text = "PostgreSQL: \(message)" + (state.map { " (SQLSTATE \($0))" } ?? "") + ", \(doing)"
+            switch state {
+            case "23505": return StrataError(.uniquenessConflict, text)
+            case "23503", "23502", "23514": return StrataError(.validation, text)
+            case "P0001":
+                if let failure = CheckedArithmetic.failure(forMessage: message) { return failure }
+                if message.contains(UnwrapFunction.message) { return UnwrapFunction.failure }
+                return StrataError(.postgres, text)
+            case "22003", "22012": return StrataError(.unsupportedPredicate, "The predicate's arithmetic failed: \(message)")
+            default: return StrataError(.postgres, text)
+            }
+        }
+        return StrataError(.postgres, "PostgreSQL: \(error), \(doing)")
+    }
+}
+
+extension NSCondition {
+    func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection without waiting, holding it until it has closed
+    /// (one released while still open is a programming error to postgres-nio).
+    func closeKeepingAlive() {
+        let closing: EventLoopFuture<Void> = close()
+        closing.whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}

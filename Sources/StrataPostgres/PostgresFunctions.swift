@@ -1,0 +1,74 @@
+import StrataCore
+
+/// The PL/pgSQL functions the PostgreSQL store's queries call where Swift's
+/// rules differ from SQL's: a force unwrap that fails the query on NULL, and
+/// arithmetic checked in the Swift type's domain (``CheckedArithmetic``).
+/// They raise the same messages the other stores use, which the store turns
+/// back into the same typed errors.
+///
+/// ```swift
+/// // #Predicate<Book> { $0.pages * 2 > 100 } on Int32 pages:
+/// // "library".strata_integer('*', t0."pages", $1, -2147483648, 2147483647) > $2
+/// ```
+enum PostgresFunctions {
+    static func unwrap(namespace: String) -> String { "\(quote(namespace)).strata_unwrap" }
+    static func integer(namespace: String) -> String { "\(quote(namespace)).strata_integer" }
+    static func real(namespace: String) -> String { "\(quote(namespace)).strata_real" }
+
+    static func createStatements(namespace: String) -> [String] {
+        let overflow = sqlTextLiteral(CheckedArithmetic.overflowMessage)
+        let division = sqlTextLiteral(CheckedArithmetic.divisionByZeroMessage)
+        let notANumber = sqlTextLiteral(CheckedArithmetic.notANumberMessage)
+        return [
+            """
+            CREATE OR REPLACE FUNCTION \(unwrap(namespace: namespace))(value anyelement) RETURNS anyelement \
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                IF value IS NULL THEN RAISE EXCEPTION USING MESSAGE = \(sqlTextLiteral(UnwrapFunction.message)); END IF;
+                RETURN value;
+            END $$
+            """,
+            """
+            CREATE OR REPLACE FUNCTION \(integer(namespace: namespace))(op text, a bigint, b bigint, low bigint, high bigint) \
+            RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE r numeric;
+            BEGIN
+                IF a IS NULL OR b IS NULL THEN RETURN NULL; END IF;
+                IF op IN ('/', '%') AND b = 0 THEN RAISE EXCEPTION USING MESSAGE = \(division); END IF;
+                IF op = '%' AND a = -9223372036854775808 AND b = -1 THEN RAISE EXCEPTION USING MESSAGE = \(overflow); END IF;
+                r := CASE op WHEN '+' THEN a::numeric + b WHEN '-' THEN a::numeric - b WHEN '*' THEN a::numeric * b
+                     WHEN '/' THEN div(a::numeric, b::numeric) ELSE mod(a::numeric, b::numeric) END;
+                IF r < low OR r > high THEN RAISE EXCEPTION USING MESSAGE = \(overflow); END IF;
+                RETURN r::bigint;
+            END $$
+            """,
+            // IEEE 754 where PostgreSQL raises instead: division by zero gives an
+            // infinity, overflow an infinity, underflow zero.
+            """
+            CREATE OR REPLACE FUNCTION \(real(namespace: namespace))(op text, a float8, b float8, is_float boolean) \
+            RETURNS float8 LANGUAGE plpgsql AS $$
+            DECLARE r float8;
+            BEGIN
+                IF a IS NULL OR b IS NULL THEN RETURN NULL; END IF;
+                BEGIN
+                    r := CASE op WHEN '+' THEN a + b WHEN '-' THEN a - b WHEN '*' THEN a * b
+                         WHEN '/' THEN CASE WHEN b <> 0 THEN a / b WHEN a = 0 OR a = 'NaN'::float8 THEN 'NaN'::float8
+                                            WHEN a > 0 THEN 'Infinity'::float8 ELSE '-Infinity'::float8 END
+                         ELSE a - b * trunc(a / b) END;
+                    IF is_float THEN r := r::float4::float8; END IF;
+                EXCEPTION WHEN numeric_value_out_of_range THEN
+                    IF SQLERRM LIKE '%underflow%' THEN
+                        r := 0;
+                    ELSIF (op IN ('*', '/') AND sign(a) * sign(b) < 0) OR (op IN ('+', '-') AND a < 0) THEN
+                        r := '-Infinity'::float8;
+                    ELSE
+                        r := 'Infinity'::float8;
+                    END IF;
+                END;
+                IF r = 'NaN'::float8 THEN RAISE EXCEPTION USING MESSAGE = \(notANumber); END IF;
+                RETURN r;
+            END $$
+            """,
+        ]
+    }
+}

@@ -1,0 +1,310 @@
+import StrataCore
+
+/// Where a schema's rows live in PostgreSQL: one table per entity in the
+/// store's schema (namespace), a join table per many-to-many or inverse-less
+/// to-many relationship, and Strata's own tables beside them.
+///
+/// Columns are typed: integers and booleans `BIGINT`, `Double`, `Float` and
+/// dates `DOUBLE PRECISION`, data `BYTEA`, everything else `TEXT` with the
+/// `"C"` collation, so text sorts by code point as in every store. Each
+/// `String` attribute has a hidden `_folded_…` column holding its folded form
+/// (case and diacritics removed by Swift's own folding), written with the
+/// row, because PostgreSQL cannot call Swift.
+///
+/// ```swift
+/// let layout = PostgresLayout(schema: schema, namespace: "library")
+/// layout.entities[0].table   // "library"."Author"
+/// ```
+struct PostgresLayout: Sendable {
+    struct Entity: Sendable {
+        let table: String
+        /// Quoted column names, by column index.
+        let columns: [String]
+        /// The hidden folded column of each column holding a `String`, by column index.
+        let foldedColumns: [String?]
+        /// `t0.pk, t0._version, t0.<column>…`
+        let selectList: String
+        let propertyCount: Int
+        let columnOrdinals: [Int]
+    }
+
+    struct JoinTable: Sendable {
+        let table: String
+        let owner: String
+        let member: String
+        let ownerPosition: String
+        let memberPosition: String
+    }
+
+    enum ToMany: Sendable {
+        /// Members point at their owner with a foreign key, ordered by a position column.
+        case foreignKey(destinationIndex: Int, foreignKey: String, position: String)
+        case joinTable(destinationIndex: Int, inverseOrdinal: Int, JoinTable)
+    }
+
+    let namespace: String
+    let entities: [Entity]
+    let toMany: [[ToMany?]]
+    let metadataTable: String
+    let sequenceTable: String
+    let appMetadataTable: String
+    let transactionTable: String
+    let changeTable: String
+    /// The `NOTIFY` channel of this store's commits.
+    let channel: String
+    private let positionColumns: [[String]]
+    private let orderedIndexColumns: [[Int: String]]
+    private let joinTableStatements: [String]
+    let schema: Schema
+
+    static let versionColumn = "_version"
+    static let pkColumn = "pk"
+
+    init(schema: Schema, namespace: String) {
+        self.schema = schema
+        self.namespace = namespace
+        let prefix = quote(namespace) + "."
+        func qualified(_ name: String) -> String { prefix + quote(name) }
+        metadataTable = qualified("_strata_metadata")
+        sequenceTable = qualified("_strata_sequence")
+        appMetadataTable = qualified("_strata_app_metadata")
+        transactionTable = qualified("_strata_history_transaction")
+        changeTable = qualified("_strata_history_change")
+        channel = "strata_" + namespace.lowercased()
+        entities = schema.entities.map { entity in
+            let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
+            let folded: [String?] = entity.columnOrdinals.map { ordinal in
+                guard let attribute = entity.attribute(at: ordinal), attribute.type == .string else { return nil }
+                return quote(Self.foldedColumnName(attribute.name))
+            }
+            let selectList = (["t0.pk", "t0.\(Self.versionColumn)"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
+            return Entity(
+                table: qualified(entity.name), columns: columns, foldedColumns: folded, selectList: selectList,
+                propertyCount: entity.properties.count, columnOrdinals: entity.columnOrdinals)
+        }
+        var toMany = schema.entities.map { Array<ToMany?>(repeating: nil, count: $0.properties.count) }
+        var positionColumns = schema.entities.map { _ in [String]() }
+        var orderedIndexColumns = schema.entities.map { _ in [Int: String]() }
+        var joinTableStatements: [String] = []
+        for entity in schema.entities {
+            for (ordinal, property) in entity.properties.enumerated() {
+                guard case .relationship(let relationship) = property, relationship.isToMany else { continue }
+                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+                let destinationIndex = entity.destinationIndexByOrdinal[ordinal]
+                guard destinationIndex >= 0 else { continue }
+                let destination = schema.entities[destinationIndex]
+                if inverse >= 0, case .relationship(let back) = destination.properties[inverse], !back.isToMany {
+                    let position = quote("_order_\(back.name)")
+                    positionColumns[destinationIndex].append("\(position) BIGINT")
+                    orderedIndexColumns[destinationIndex][inverse] = "\(quote(back.name)), \(position)"
+                    toMany[entity.index][ordinal] = .foreignKey(
+                        destinationIndex: destinationIndex, foreignKey: quote(back.name), position: position)
+                    continue
+                }
+                guard case .join(let key, let ownerIsSource, _)? = schema.toManyShape(entityIndex: entity.index, ordinal: ordinal)
+                else { continue }
+                let canonical = schema.entities[key.entityIndex]
+                let name = "_strata_join_\(canonical.name)_\(canonical.properties[key.ordinal].name)"
+                let (owner, member) = ownerIsSource ? ("source", "target") : ("target", "source")
+                let join = JoinTable(
+                    table: qualified(name), owner: quote(owner), member: quote(member),
+                    ownerPosition: quote(owner + "_position"), memberPosition: quote(member + "_position"))
+                toMany[entity.index][ordinal] = .joinTable(destinationIndex: destinationIndex, inverseOrdinal: inverse, join)
+                if ownerIsSource && key.entityIndex == entity.index && key.ordinal == ordinal {
+                    joinTableStatements += [
+                        """
+                        CREATE TABLE \(join.table) (\
+                        "source" BIGINT NOT NULL REFERENCES \(qualified(entity.name))(pk) ON DELETE CASCADE, \
+                        "target" BIGINT NOT NULL REFERENCES \(qualified(destination.name))(pk) ON DELETE CASCADE, \
+                        "source_position" BIGINT NOT NULL DEFAULT 0, \
+                        "target_position" BIGINT NOT NULL DEFAULT 0, \
+                        PRIMARY KEY ("source", "target"))
+                        """,
+                        "CREATE INDEX \(quote(name + "_target")) ON \(join.table)(\"target\", \"target_position\")",
+                    ]
+                }
+            }
+        }
+        self.toMany = toMany
+        self.positionColumns = positionColumns
+        self.orderedIndexColumns = orderedIndexColumns
+        self.joinTableStatements = joinTableStatements
+    }
+
+    static func foldedColumnName(_ attribute: String) -> String { "_folded_\(attribute)" }
+
+    /// The PostgreSQL type of an attribute's column.
+    static func columnType(_ type: AttributeType) -> String {
+        switch type {
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "BIGINT"
+        case .double, .float, .date: "DOUBLE PRECISION"
+        case .data: "BYTEA"
+        case .string, .url, .decimal, .codable, .uuid: "TEXT COLLATE \"C\""
+        }
+    }
+
+    // MARK: Creating
+
+    /// Every statement that creates the store's tables, in order.
+    var createStatements: [String] {
+        var statements = [
+            "CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE \(sequenceTable) (entity TEXT PRIMARY KEY, max_pk BIGINT NOT NULL)",
+            """
+            CREATE TABLE \(appMetadataTable) (key TEXT PRIMARY KEY, \
+            integer_value BIGINT, real_value DOUBLE PRECISION, text_value TEXT, blob_value BYTEA)
+            """,
+            """
+            CREATE TABLE \(transactionTable) (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+            timestamp DOUBLE PRECISION NOT NULL, author TEXT, context_name TEXT, process_id BIGINT NOT NULL, origin TEXT NOT NULL)
+            """,
+            "CREATE INDEX \(quote("_strata_history_transaction_timestamp")) ON \(transactionTable)(timestamp)",
+            """
+            CREATE TABLE \(changeTable) (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
+            transaction_id BIGINT NOT NULL, change_type BIGINT NOT NULL, entity TEXT NOT NULL, pk BIGINT NOT NULL, \
+            updated_properties TEXT, tombstone TEXT, old_values TEXT, new_values TEXT)
+            """,
+            "CREATE INDEX \(quote("_strata_history_change_transaction")) ON \(changeTable)(transaction_id, entity)",
+        ]
+        statements += PostgresFunctions.createStatements(namespace: namespace)
+        // Tables first, then the foreign keys between them (entities may point at each other).
+        for entity in schema.entities {
+            statements.append("CREATE TABLE \(entities[entity.index].table) (\(columnDefinitions(entity).joined(separator: ", ")))")
+        }
+        for entity in schema.entities {
+            statements += foreignKeyStatements(entity) + indexStatements(entity)
+        }
+        return statements + joinTableStatements
+    }
+
+    private func columnDefinitions(_ entity: StrataCore.EntityDescription) -> [String] {
+        var definitions = ["pk BIGINT PRIMARY KEY", "\(Self.versionColumn) BIGINT NOT NULL DEFAULT 1"]
+        for ordinal in entity.columnOrdinals {
+            switch entity.properties[ordinal] {
+            case .attribute(let attribute):
+                definitions.append(
+                    "\(quote(attribute.name)) \(Self.columnType(attribute.type))" + (attribute.isOptional ? "" : " NOT NULL"))
+                if attribute.type == .string {
+                    definitions.append("\(quote(Self.foldedColumnName(attribute.name))) TEXT COLLATE \"C\"")
+                }
+            case .relationship(let relationship):
+                definitions.append("\(quote(relationship.name)) BIGINT")
+            }
+        }
+        return definitions + positionColumns[entity.index]
+    }
+
+    private func foreignKeyStatements(_ entity: StrataCore.EntityDescription) -> [String] {
+        entity.columnOrdinals.compactMap { ordinal -> String? in
+            guard case .relationship(let relationship) = entity.properties[ordinal] else { return nil }
+            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+            // The rule of the inverse to-many decides what the database does when
+            // the destination row goes, as in the SQLite store.
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            let rule = inverse >= 0 ? destination.relationship(at: inverse)?.deleteRule : DeleteRule.nullify
+            let action: String? = switch rule ?? .nullify {
+            case .nullify: "SET NULL"
+            case .cascade: "CASCADE"
+            case .deny: "RESTRICT"
+            case .noAction: nil
+            }
+            guard let action else { return nil }
+            return """
+                ALTER TABLE \(entities[entity.index].table) ADD FOREIGN KEY (\(quote(relationship.name))) \
+                REFERENCES \(entities[destination.index].table)(pk) ON DELETE \(action) DEFERRABLE INITIALLY DEFERRED
+                """
+        }
+    }
+
+    private func indexStatements(_ entity: StrataCore.EntityDescription) -> [String] {
+        var statements: [String] = []
+        let table = entities[entity.index].table
+        func indexName(_ kind: String, _ columns: [String]) -> String {
+            quote("_strata_\(kind)_\(entity.name)_" + columns.joined(separator: "_"))
+        }
+        for ordinal in entity.columnOrdinals {
+            switch entity.properties[ordinal] {
+            case .attribute(let attribute) where attribute.isUnique:
+                statements.append("CREATE UNIQUE INDEX \(indexName("unique", [attribute.name])) ON \(table)(\(quote(attribute.name)))")
+            case .relationship(let relationship):
+                let columns = orderedIndexColumns[entity.index][ordinal] ?? quote(relationship.name)
+                statements.append("CREATE INDEX \(indexName("fk", [relationship.name])) ON \(table)(\(columns))")
+            default:
+                break
+            }
+        }
+        for group in entity.uniquenessConstraints {
+            statements.append(
+                "CREATE UNIQUE INDEX \(indexName("unique", group)) ON \(table)(\(group.map(quote).joined(separator: ", ")))")
+        }
+        for group in entity.indexes {
+            // A folded entry indexes the hidden folded column.
+            let columns = group.map { name in
+                name.hasSuffix(".folded") ? quote(Self.foldedColumnName(String(name.dropLast(".folded".count)))) : quote(name)
+            }.joined(separator: ", ")
+            statements.append(
+                "CREATE INDEX \(indexName("index", group.map { $0.replacingOccurrences(of: ".", with: "_") })) ON \(table)(\(columns))")
+        }
+        return statements
+    }
+
+    // MARK: Writing rows
+
+    /// The columns an insert writes after `pk` and `_version`: each column,
+    /// then its folded twin where it has one.
+    func insertSQL(entityIndex: Int) -> String {
+        let entity = entities[entityIndex]
+        var names = ["pk", Self.versionColumn]
+        for (column, name) in entity.columns.enumerated() {
+            names.append(name)
+            if let folded = entity.foldedColumns[column] { names.append(folded) }
+        }
+        let placeholders = (1...names.count).map { "$\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(entity.table) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+    }
+
+    /// The bound values of an insert: key, version 1, then the columns with their folded twins.
+    func insertValues(entityIndex: Int, primaryKey: Int64, values: [StoredValue]) -> [StoredValue] {
+        let entity = entities[entityIndex]
+        var bound: [StoredValue] = [.integer(primaryKey), .integer(1)]
+        bound.reserveCapacity(values.count * 2 + 2)
+        for (column, value) in values.enumerated() {
+            bound.append(value)
+            if entity.foldedColumns[column] != nil { bound.append(Self.folded(value)) }
+        }
+        return bound
+    }
+
+    /// `UPDATE … SET _version = _version + 1, columns… WHERE pk = $1 RETURNING _version`,
+    /// with `AND _version = $2` when a version is expected; values follow.
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool) -> String {
+        let entity = entities[entityIndex]
+        var assignments = ["\(Self.versionColumn) = \(Self.versionColumn) + 1"]
+        var parameter = checkingVersion ? 3 : 2
+        for column in columns {
+            assignments.append("\(entity.columns[column]) = $\(parameter)")
+            if let folded = entity.foldedColumns[column] {
+                assignments.append("\(folded) = $\(parameter + 1)")
+                parameter += 1
+            }
+            parameter += 1
+        }
+        let condition = checkingVersion ? "pk = $1 AND \(Self.versionColumn) = $2" : "pk = $1"
+        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(Self.versionColumn)"
+    }
+
+    func updateValues(entityIndex: Int, columns: [Int], values: [StoredValue]) -> [StoredValue] {
+        let entity = entities[entityIndex]
+        var bound: [StoredValue] = []
+        for (column, value) in zip(columns, values) {
+            bound.append(value)
+            if entity.foldedColumns[column] != nil { bound.append(Self.folded(value)) }
+        }
+        return bound
+    }
+
+    static func folded(_ value: StoredValue) -> StoredValue {
+        guard case .text(let text) = value else { return .null }
+        return .text(TextTransform.folded.apply(text))
+    }
+}

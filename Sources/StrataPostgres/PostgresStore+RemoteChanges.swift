@@ -1,0 +1,116 @@
+import Dispatch
+import Foundation
+import NIOCore
+import PostgresNIO
+import StrataCore
+
+/// The listening side of a PostgreSQL store: one connection of its own that
+/// `LISTEN`s on the store's channel, and the last history token reported.
+struct PostgresRemoteState: Sendable {
+    var handler: (@Sendable (RemoteChange) -> Void)?
+    var listener: PostgresConnection?
+    var lastToken: HistoryToken?
+    /// Bumped by each start and stop, so a stale reconnection gives up.
+    var generation = 0
+}
+
+extension PostgresStore {
+    /// Starts listening for other processes' commits. When the listening
+    /// connection breaks, the store connects again, listens again, and
+    /// catches up from its last history token.
+    func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
+        let start = options.historyTracking ? try currentHistoryToken() : nil
+        let generation = remote.withLock { state in
+            state.handler = handler
+            state.lastToken = start
+            state.generation += 1
+            return state.generation
+        }
+        try listen(generation: generation)
+    }
+
+    func stopWatchingRemoteChanges() {
+        let listener = remote.withLock { state in
+            defer {
+                state.listener = nil
+                state.handler = nil
+                state.generation += 1
+            }
+            return state.listener
+        }
+        listener?.closeKeepingAlive()
+    }
+
+    /// Work that reads the store after a notification: off the event loop,
+    /// one notification at a time.
+    private static let deliveries = DispatchQueue(label: "strata.postgres.remote-changes")
+
+    private func listen(generation: Int) throws(StrataError) {
+        let connection = try pool.connect()
+        let channel = layout.channel
+        connection.addListener(channel: channel) { [weak self] _, notification in
+            guard let store = self else { return }
+            let payload = notification.payload
+            Self.deliveries.async { store.notice(payload) }
+        }
+        do {
+            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN \(quote(channel))"), logger: PostgresConnectionPool.logger).wait()
+        } catch {
+            connection.closeKeepingAlive()
+            throw PostgresSession.translate(error, doing: "listening for the store's commits")
+        }
+        let current = remote.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.listener = connection
+            return true
+        }
+        guard current else {
+            connection.closeKeepingAlive()
+            return
+        }
+        connection.closeFuture.whenComplete { [weak self] _ in
+            guard let store = self else { return }
+            Self.deliveries.async { store.reconnect(generation: generation, attempt: 0) }
+        }
+    }
+
+    /// Listens again after the connection broke (unless watching stopped),
+    /// then reports whatever was committed meanwhile.
+    private func reconnect(generation: Int, attempt: Int) {
+        guard remote.withLock({ $0.generation == generation && $0.handler != nil }) else { return }
+        do {
+            try listen(generation: generation)
+            notice(nil)
+        } catch {
+            Self.logger.warning("PostgreSQL remote changes: listening again failed (\(error)); retrying")
+            let delay = min(5.0, 0.1 * Double(1 << min(attempt, 6)))
+            Self.deliveries.asyncAfter(deadline: .now() + delay) { [weak self] in
+                self?.reconnect(generation: generation, attempt: attempt + 1)
+            }
+        }
+    }
+
+    /// Handles one notification (`token origin`), or a catch-up (nil).
+    private func notice(_ payload: String?) {
+        let parts = payload?.split(separator: " ")
+        if let parts, parts.count == 2, parts[1] == originIdentifier.uuidString[...] { return }
+        guard let handler = remote.withLock({ $0.handler }) else { return }
+        guard options.historyTracking else {
+            handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: nil))
+            return
+        }
+        let since = remote.withLock { $0.lastToken }
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try fetchHistory(HistoryRequest(after: since))
+        } catch {
+            Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
+            return
+        }
+        guard let last = transactions.last else { return }
+        remote.withLock { $0.lastToken = last.token }
+        let others = transactions.filter { $0.origin != originIdentifier }
+        guard !others.isEmpty else { return }
+        handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: last.token, transactions: others))
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import StrataCore
+
+extension PostgresStore {
+    /// Writes a context's changes as one transaction under the namespace's
+    /// write lock: conflicts are checked first (nothing is written when there
+    /// are any), then deletions that free a unique key, inserts, updates,
+    /// to-many order, the other deletions, metadata and history, as in the
+    /// SQLite store. The commit is announced with `NOTIFY`.
+    func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
+        let result = try write { session throws(StrataError) -> SaveResult in
+            let check = try checkBeforeWriting(request, in: session)
+            if !check.conflicts.isEmpty {
+                return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: check.conflicts)
+            }
+            let previous = try capturePreviousValues(for: request, in: session)
+            var changes = ChangeSet(storeIdentifier: identifier)
+            changes.author = request.author
+            changes.contextName = request.contextName
+            changes.originToken = origin
+            var result = SaveResult(changes: changes)
+            let first = request.deletes.filter { check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+            let rest = request.deletes.filter { !check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+            try deleteRows(first, into: &result, in: session)
+            try writeInserts(request, into: &result, in: session)
+            try writeUpdates(request, into: &result, in: session)
+            try writeRelationships(request, into: &result, in: session)
+            try deleteRows(rest, into: &result, in: session)
+            if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: session) }
+            result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
+            try announce(result.changes.historyToken, in: session)
+            return result
+        }
+        if result.conflicts.isEmpty { didCommit(result.changes) }
+        return result
+    }
+
+    // MARK: Inserts
+
+    private func writeInserts(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+        guard !request.inserts.isEmpty else { return }
+        var next = try reserveKeyBlocks(for: request.inserts, in: session)
+        for insert in request.inserts {
+            let key = next[insert.entityIndex]
+            next[insert.entityIndex] = key + 1
+            result.insertedKeys.append(key)
+            result.assignedKeys[insert.temporaryKey] = key
+        }
+        var rowsByEntity: [Int: [[StoredValue]]] = [:]
+        for (insert, key) in zip(request.inserts, result.insertedKeys) {
+            var values = insert.values
+            for reference in insert.pendingReferences {
+                guard let target = result.assignedKeys[reference.temporaryKey] else {
+                    throw StrataError(.validation, "A relationship points to an object that is not being saved")
+                }
+                values[reference.column] = .integer(target)
+            }
+            rowsByEntity[insert.entityIndex, default: []].append(
+                layout.insertValues(entityIndex: insert.entityIndex, primaryKey: key, values: values))
+            let entity = schema.entities[insert.entityIndex]
+            result.changes.inserted.append(ChangeSet.Row(
+                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+                entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
+        }
+        for (entityIndex, rows) in rowsByEntity.sorted(by: { $0.key < $1.key }) {
+            try insertRows(rows, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
+        }
+    }
+
+    /// Inserts rows with multi-row `VALUES` lists, in chunks PostgreSQL's
+    /// 65,535 bound values allow. `sql` is the one-row insert.
+    func insertRows(_ rows: [[StoredValue]], sql: String, in session: PostgresSession) throws(StrataError) {
+        guard let width = rows.first?.count, width > 0 else { return }
+        let head = String(sql[..<sql.range(of: " VALUES ")!.lowerBound])
+        let perChunk = max(1, 30_000 / width)
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + perChunk, rows.count)]
+            var tuples: [String] = []
+            var values: [StoredValue] = []
+            values.reserveCapacity(chunk.count * width)
+            for row in chunk {
+                let first = values.count + 1
+                tuples.append("(" + (first..<(first + width)).map { "$\($0)" }.joined(separator: ", ") + ")")
+                values += row
+            }
+            try session.execute(head + " VALUES " + tuples.joined(separator: ", "), values)
+            start += perChunk
+        }
+    }
+
+    /// Takes a block of primary keys per entity from the sequence table: the
+    /// first key of each entity's block, by entity index.
+    func reserveKeyBlocks(for inserts: [RowInsert], in session: PostgresSession) throws(StrataError) -> [Int64] {
+        var counts = [Int64](repeating: 0, count: schema.entities.count)
+        for insert in inserts { counts[insert.entityIndex] += 1 }
+        var next = [Int64](repeating: 0, count: schema.entities.count)
+        for (entityIndex, count) in counts.enumerated() where count > 0 {
+            next[entityIndex] = try reserveKeyBlock(entityIndex: entityIndex, count: count, in: session)
+        }
+        return next
+    }
+
+    func reserveKeyBlock(entityIndex: Int, count: Int64, in session: PostgresSession) throws(StrataError) -> Int64 {
+        let last = try integers("""
+            INSERT INTO \(layout.sequenceTable) AS s (entity, max_pk) VALUES ($1, $2)
+            ON CONFLICT (entity) DO UPDATE SET max_pk = s.max_pk + $2 RETURNING max_pk
+            """, [.text(schema.entities[entityIndex].name), .integer(count)], in: session)
+        return (last.first ?? count) - count + 1
+    }
+
+    // MARK: Updates
+
+    private func writeUpdates(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+        for update in request.updates {
+            let entity = schema.entities[update.entityIndex]
+            var values = update.values
+            for reference in update.pendingReferences {
+                guard let position = update.columns.firstIndex(of: reference.column),
+                      let key = result.assignedKeys[reference.temporaryKey] else { continue }
+                values[position] = .integer(key)
+            }
+            let sql = layout.updateSQL(entityIndex: update.entityIndex, columns: update.columns, checkingVersion: update.expectedVersion != nil)
+            let arguments = [.integer(update.primaryKey)] + (update.expectedVersion.map { [.integer($0)] } ?? [])
+                + layout.updateValues(entityIndex: update.entityIndex, columns: update.columns, values: values)
+            guard let version = try integers(sql, arguments, in: session).first else {
+                let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
+                throw StrataError(
+                    .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
+                    entityName: entity.name, objectIDs: [objectID])
+            }
+            result.updatedVersions.append(version)
+            result.changes.updated.append(ChangeSet.Row(
+                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
+                entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values, version: version))
+        }
+    }
+
+    // MARK: Deletes
+
+    /// Deletes rows by entity, in primary-key order, and records them.
+    private func deleteRows(_ deletes: [RowDelete], into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+        guard !deletes.isEmpty else { return }
+        var byEntity: [Int: [Int64]] = [:]
+        for delete in deletes { byEntity[delete.entityIndex, default: []].append(delete.primaryKey) }
+        for (entityIndex, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let sorted = keys.sorted()
+            try session.execute(
+                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk = ANY($1::bigint[])", [PostgresSession.keyArray(sorted)])
+            let entity = schema.entities[entityIndex]
+            for key in sorted {
+                result.changes.deleted.append(ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+                    entity: entity, ordinals: [], values: [], version: 0))
+            }
+        }
+    }
+
+    // MARK: To-many order
+
+    private func writeRelationships(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+        guard !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty else { return }
+        let assignedKeys = result.assignedKeys
+        func key(_ reference: RowReference) throws(StrataError) -> Int64 {
+            switch reference {
+            case .stored(let key): return key
+            case .pending(let temporary):
+                guard let key = assignedKeys[temporary] else {
+                    throw StrataError(.validation, "A relationship holds an object that is not being saved")
+                }
+                return key
+            }
+        }
+        var changes: [ChangeSet.ToManyChange] = []
+        func record(_ entityIndex: Int, _ ordinal: Int, _ primaryKey: Int64) {
+            // A to-many without an inverse has no other side to report.
+            guard ordinal >= 0 else { return }
+            let entity = schema.entities[entityIndex]
+            changes.append(ChangeSet.ToManyChange(
+                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
+                relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal))
+        }
+        for write in request.toManyWrites {
+            guard let storage = layout.toMany[write.entityIndex][write.ordinal] else { continue }
+            let owner = try key(write.owner)
+            var members: [Int64] = []
+            for member in write.members { members.append(try key(member)) }
+            record(write.entityIndex, write.ordinal, owner)
+            let positions = PostgresSession.keyArray(members.indices.map(Int64.init))
+            switch storage {
+            case .foreignKey(let destinationIndex, _, let position):
+                guard !members.isEmpty else { continue }
+                try session.execute("""
+                    UPDATE \(layout.entities[destinationIndex].table) AS d SET \(position) = v.position
+                    FROM unnest($1::bigint[], $2::bigint[]) AS v(pk, position)
+                    WHERE d.pk = v.pk AND d.\(position) IS DISTINCT FROM v.position
+                    """, [PostgresSession.keyArray(members), positions])
+            case .joinTable(let destinationIndex, let inverseOrdinal, let join):
+                let stored = Set(try integers(
+                    "SELECT \(join.member) FROM \(join.table) WHERE \(join.owner) = $1", [.integer(owner)], in: session))
+                let kept = Set(members)
+                let removed = stored.subtracting(kept).sorted()
+                if !removed.isEmpty {
+                    try session.execute(
+                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) = ANY($2::bigint[])",
+                        [.integer(owner), PostgresSession.keyArray(removed)])
+                    for member in removed { record(destinationIndex, inverseOrdinal, member) }
+                }
+                guard !members.isEmpty else { continue }
+                try session.execute("""
+                    INSERT INTO \(join.table) AS j (\(join.owner), \(join.member), \(join.ownerPosition), \(join.memberPosition))
+                    SELECT $1, v.member, v.position,
+                        COALESCE((SELECT MAX(x.\(join.memberPosition)) + 1 FROM \(join.table) AS x WHERE x.\(join.member) = v.member), 0)
+                    FROM unnest($2::bigint[], $3::bigint[]) AS v(member, position)
+                    ON CONFLICT ("source", "target") DO UPDATE SET \(join.ownerPosition) = excluded.\(join.ownerPosition)
+                    WHERE j.\(join.ownerPosition) IS DISTINCT FROM excluded.\(join.ownerPosition)
+                    """, [.integer(owner), PostgresSession.keyArray(members), positions])
+                for member in members where !stored.contains(member) { record(destinationIndex, inverseOrdinal, member) }
+            }
+        }
+        for append in request.toManyAppends {
+            guard case .foreignKey(let destinationIndex, let foreignKey, let position)? = layout.toMany[append.entityIndex][append.ordinal]
+            else { continue }
+            let owner = try key(append.owner)
+            let table = layout.entities[destinationIndex].table
+            try session.execute("""
+                UPDATE \(table) SET \(position) = (SELECT COALESCE(MAX(x.\(position)) + 1, 0) FROM \(table) AS x
+                WHERE x.\(foreignKey) = $1 AND x.pk <> $2) WHERE pk = $2
+                """, [.integer(owner), .integer(try key(append.member))])
+            record(append.entityIndex, append.ordinal, owner)
+        }
+        result.changes.toManyChanges += changes
+    }
+}
+
+/// An entity's row, as a set member.
+struct RowKey: Hashable {
+    var entityIndex: Int
+    var primaryKey: Int64
+
+    init(_ entityIndex: Int, _ primaryKey: Int64) {
+        self.entityIndex = entityIndex
+        self.primaryKey = primaryKey
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import StrataCore
+
+/// A store in a PostgreSQL database: the same rows, versions, relationships,
+/// history and change sets as the SQLite store, shared by every process that
+/// opens the same database and schema (namespace).
+///
+/// Writes take a transaction-scoped advisory lock of the namespace first, so
+/// the saves of all servers follow one another as SQLite's writers do: the
+/// checks a save makes before writing hold until it commits, and history
+/// tokens grow in commit order. Each commit sends a `NOTIFY` on the store's
+/// channel (payload: history token and origin), which other processes turn
+/// into remote changes.
+///
+/// ```swift
+/// var description = StoreDescription.postgres(try PostgresStoreDescription(url: "postgres://app@db/app"))
+/// description.historyTracking = true
+/// container.storeDescriptions = [description]
+/// try await container.loadPersistentStores()
+/// ```
+final class PostgresStore: PersistentStore, AsyncPersistentStore {
+    let identifier: String
+    let schema: Schema
+    let options: StoreOptions
+    let isReadOnly: Bool
+    let originIdentifier = UUID()
+    let pool: PostgresConnectionPool
+    let layout: PostgresLayout
+    let observers = StoreObservers()
+    let remote = Locked(PostgresRemoteState())
+    /// The advisory lock every write of this namespace holds.
+    let writeLock: Int64
+    static let logger = Logger(label: "strata.postgres")
+    /// The layout's version, recorded in the store.
+    static let formatVersion = 1
+
+    init(
+        description: PostgresStoreDescription, schema: Schema, readOnly: Bool, options: StoreOptions
+    ) throws(StrataError) {
+        self.schema = schema
+        self.options = options
+        isReadOnly = readOnly
+        let layout = PostgresLayout(schema: schema, namespace: description.schemaName)
+        self.layout = layout
+        writeLock = Self.lockKey("strata:" + description.schemaName)
+        let pool = try PostgresConnectionPool(description: description)
+        self.pool = pool
+        do {
+            identifier = try Self.open(layout: layout, pool: pool, schema: schema, writeLock: writeLock, readOnly: readOnly)
+        } catch {
+            pool.close()
+            throw error
+        }
+    }
+
+    /// Creates the namespace and its tables when they do not exist, or checks
+    /// the ones that do; returns the store's identifier. Two processes opening
+    /// at once create it once (the write lock).
+    private static func open(
+        layout: PostgresLayout, pool: PostgresConnectionPool, schema: Schema, writeLock: Int64, readOnly: Bool
+    ) throws(StrataError) -> String {
+        try pool.withTransaction { session throws(StrataError) in
+            if !readOnly {
+                try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
+                try session.execute("CREATE SCHEMA IF NOT EXISTS \(quote(layout.namespace))")
+            }
+            let exists = try session.rows("SELECT to_regclass($1) IS NOT NULL", [.text(layout.metadataTable)])
+            if try exists.first.map({ row throws(StrataError) in try PostgresSession.value(row.first!) }) == .integer(1) {
+                return try check(layout: layout, schema: schema, in: session)
+            }
+            guard !readOnly else {
+                throw StrataError(
+                    .storeNotLoaded, "The PostgreSQL schema \(layout.namespace) holds no Strata store to open read-only")
+            }
+            for statement in layout.createStatements { try session.execute(statement) }
+            let identifier = UUID().uuidString
+            for (key, value) in [
+                ("storeIdentifier", identifier), ("fingerprint", schema.fingerprint), ("formatVersion", String(formatVersion)),
+            ] {
+                try session.execute("INSERT INTO \(layout.metadataTable) (key, value) VALUES ($1, $2)", [.text(key), .text(value)])
+            }
+            return identifier
+        }
+    }
+
+    private static func check(layout: PostgresLayout, schema: Schema, in session: PostgresSession) throws(StrataError) -> String {
+        var metadata: [String: String] = [:]
+        for row in try session.rows("SELECT key, value FROM \(layout.metadataTable)") {
+            let cells = Array(row)
+            if case .text(let key) = try PostgresSession.value(cells[0]), case .text(let value) = try PostgresSession.value(cells[1]) {
+                metadata[key] = value
+            }
+        }
+        guard let identifier = metadata["storeIdentifier"], let fingerprint = metadata["fingerprint"] else {
+            throw StrataError(.corruptStore, "The PostgreSQL schema \(layout.namespace) has Strata's tables without their metadata")
+        }
+        guard Int(metadata["formatVersion"] ?? "") == formatVersion else {
+            throw StrataError(
+                .incompatibleStore,
+                "The store in PostgreSQL schema \(layout.namespace) has layout version \(metadata["formatVersion"] ?? "?"); "
+                    + "this version of Strata reads version \(formatVersion)")
+        }
+        guard fingerprint == schema.fingerprint else {
+            throw StrataError(
+                .incompatibleStore,
+                "The store in PostgreSQL schema \(layout.namespace) was made for another schema; it was left untouched. "
+                    + "Migrating a PostgreSQL store is not supported yet: use a new schema name or migrate by export and import")
+        }
+        return identifier
+    }
+
+    /// A 64-bit FNV-1a hash: the same advisory lock number in every process.
+    static func lockKey(_ text: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    // MARK: Writing
+
+    /// Runs a write in one transaction holding the namespace's write lock.
+    func write<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
+        if isReadOnly { throw StrataError(.readOnlyStore, "The store is read-only; nothing was saved") }
+        return try pool.withTransaction { session throws(StrataError) in
+            try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
+            return try body(session)
+        }
+    }
+
+    /// Tells this process's observers of a commit.
+    func didCommit(_ changes: ChangeSet) {
+        for observer in observers.current() { observer.store(self, didCommit: changes) }
+    }
+
+    /// Announces a commit to other processes; delivered when the transaction commits.
+    func announce(_ token: HistoryToken?, in session: PostgresSession) throws(StrataError) {
+        let payload = "\(token?.transactionNumber ?? 0) \(originIdentifier.uuidString)"
+        try session.execute("SELECT pg_notify($1, $2)", [.text(layout.channel), .text(payload)])
+    }
+
+    // MARK: Metadata
+
+    func appMetadata() throws(StrataError) -> [String: StoredValue] {
+        try pool.withSession { session throws(StrataError) in
+            var values: [String: StoredValue] = [:]
+            let rows = try session.rows(
+                "SELECT key, integer_value, real_value, text_value, blob_value FROM \(layout.appMetadataTable)")
+            for row in rows {
+                let cells = Array(row)
+                guard case .text(let key) = try PostgresSession.value(cells[0]) else { continue }
+                var value = StoredValue.null
+                for cell in cells.dropFirst() {
+                    let stored = try PostgresSession.value(cell)
+                    if !stored.isNull { value = stored }
+                }
+                values[key] = value
+            }
+            return values
+        }
+    }
+
+    func setAppMetadata(_ changes: [String: StoredValue?]) throws(StrataError) {
+        try write { session throws(StrataError) in
+            try writeAppMetadata(changes, in: session)
+            try announce(nil, in: session)
+        }
+        didCommit(ChangeSet(storeIdentifier: identifier))
+    }
+
+    func writeAppMetadata(_ changes: [String: StoredValue?], in session: PostgresSession) throws(StrataError) {
+        for (key, value) in changes.sorted(by: { $0.key < $1.key }) {
+            try session.execute("DELETE FROM \(layout.appMetadataTable) WHERE key = $1", [.text(key)])
+            guard let value else { continue }
+            let column = switch value {
+            case .null, .integer: "integer_value"
+            case .real: "real_value"
+            case .text: "text_value"
+            case .blob: "blob_value"
+            }
+            try session.execute("INSERT INTO \(layout.appMetadataTable) (key, \(column)) VALUES ($1, $2)", [.text(key), value])
+        }
+    }
+
+    // MARK: Observing
+
+    func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
+
+    func close() throws(StrataError) {
+        stopWatchingRemoteChanges()
+        pool.close()
+    }
+
+    deinit {
+        stopWatchingRemoteChanges()
+    }
+
+    // MARK: Awaiting
+
+    // The awaiting forms run the store's work on NIO's thread pool: the
+    // caller's thread is free while PostgreSQL answers.
+
+    func fetchRowsAsync(_ plan: FetchPlan) async throws(StrataError) -> [StoredRow] {
+        try await offload { () throws(StrataError) in
+            var rows: [StoredRow] = []
+            try self.fetchRows(plan) { rows.append($0.stored()) }
+            return rows
+        }
+    }
+
+    func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64] {
+        try await offload { () throws(StrataError) in try self.fetchKeys(plan) }
+    }
+
+    func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {
+        try await offload { () throws(StrataError) in try self.count(plan) }
+    }
+
+    func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult {
+        try await offload { () throws(StrataError) in try self.save(request, origin: origin) }
+    }
+
+    private func offload<Result: Sendable>(_ work: @escaping @Sendable () throws(StrataError) -> Result) async throws(StrataError) -> Result {
+        do {
+            return try await NIOThreadPool.singleton.runIfActive { try work() }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.postgres, "PostgreSQL: the store's work could not run: \(error)")
+        }
+    }
+}
