@@ -1,29 +1,152 @@
 import StrataCore
 
 extension PostgresStore {
-    private func batchUnsupported() -> StrataError {
-        StrataError(.postgres, "Batch requests are not supported by the PostgreSQL store yet; save through a context")
+    /// Runs a batch request in one transaction under the write lock, then
+    /// records its history, announces it and tells this process's observers.
+    private func runBatch(
+        _ transaction: BatchTransaction,
+        _ body: (PostgresSession, inout BatchWriteResult, inout PreviousValues) throws(StrataError) -> Void
+    ) throws(StrataError) -> BatchWriteResult {
+        if isReadOnly { throw StrataError(.readOnlyStore, "The store is read-only; the batch operation wrote nothing") }
+        var changes = ChangeSet(storeIdentifier: identifier)
+        changes.author = transaction.author
+        changes.contextName = transaction.contextName
+        changes.originToken = transaction.origin
+        let result = try write { session throws(StrataError) -> BatchWriteResult in
+            var result = BatchWriteResult(changes: changes)
+            var previous = PreviousValues()
+            try body(session, &result, &previous)
+            result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
+            try announce(result.changes.historyToken, in: session)
+            return result
+        }
+        didCommit(result.changes)
+        return result
     }
 
+    /// Inserts rows of one entity (values in column order) with keys from the
+    /// store's sequence; a taken unique key fails the whole batch. New members
+    /// of an ordered one-to-many go after their owner's other members.
     func batchInsert(entityIndex: Int, rows: [[StoredValue]], transaction: BatchTransaction) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported()
+        try runBatch(transaction) { session, result, _ throws(StrataError) in
+            guard !rows.isEmpty else { return }
+            let entity = schema.entities[entityIndex]
+            let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(rows.count), in: session)
+            var bound: [[StoredValue]] = []
+            bound.reserveCapacity(rows.count)
+            for (offset, values) in rows.enumerated() {
+                let key = first + Int64(offset)
+                result.primaryKeys.append(key)
+                bound.append(layout.insertValues(entityIndex: entityIndex, primaryKey: key, values: values))
+                result.changes.inserted.append(ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+                    entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
+            }
+            try insertRows(bound, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
+            let keys = PostgresSession.keyArray(result.primaryKeys)
+            for owner in orderedOwners(of: entityIndex) {
+                let column = layout.entities[entityIndex].columns[owner.column]
+                let table = layout.entities[entityIndex].table
+                try session.execute("""
+                    UPDATE \(table) AS t SET \(owner.position) = n.position FROM (
+                        SELECT m.pk, COALESCE((SELECT MAX(x.\(owner.position)) FROM \(table) AS x
+                            WHERE x.\(column) = m.\(column) AND NOT x.pk = ANY($1::bigint[])), -1)
+                            + ROW_NUMBER() OVER (PARTITION BY m.\(column) ORDER BY m.pk) AS position
+                        FROM \(table) AS m WHERE m.pk = ANY($1::bigint[]) AND m.\(column) IS NOT NULL) AS n
+                    WHERE t.pk = n.pk
+                    """, [keys])
+                var seen = Set<Int64>()
+                for values in rows {
+                    guard case .integer(let key) = values[owner.column], seen.insert(key).inserted else { continue }
+                    let ownerEntity = schema.entities[owner.entityIndex]
+                    result.changes.toManyChanges.append(ChangeSet.ToManyChange(
+                        objectID: ObjectID(entityName: ownerEntity.name, storeIdentifier: identifier, primaryKey: key),
+                        relationshipName: ownerEntity.properties[owner.ordinal].name, entityIndex: owner.entityIndex,
+                        ordinal: owner.ordinal))
+                }
+            }
+        }
+    }
+
+    /// The to-one columns of an entity whose inverse is an ordered one-to-many:
+    /// the column, its position column, and the owner's relationship.
+    private func orderedOwners(of entityIndex: Int) -> [(column: Int, position: String, entityIndex: Int, ordinal: Int)] {
+        var owners: [(column: Int, position: String, entityIndex: Int, ordinal: Int)] = []
+        for ownerEntity in schema.entities {
+            for (ordinal, storage) in layout.toMany[ownerEntity.index].enumerated() {
+                guard case .foreignKey(let destinationIndex, _, let position)? = storage, destinationIndex == entityIndex else { continue }
+                let inverse = ownerEntity.inverseOrdinalByOrdinal[ordinal]
+                let column = schema.entities[entityIndex].columnIndexByOrdinal[inverse]
+                owners.append((column, position, ownerEntity.index, ordinal))
+            }
+        }
+        return owners
+    }
+
+    /// Sets attributes of every row matching a condition (nil: every row), one statement.
+    func batchUpdate(
+        entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue], transaction: BatchTransaction
+    ) throws(StrataError) -> BatchWriteResult {
+        var renderer = PostgresQueryRenderer(layout: layout)
+        let entity = schema.entities[entityIndex]
+        let columns = ordinals.map { entity.columnIndexByOrdinal[$0] }
+        // The new values first ($1…), then the condition's.
+        var assignments = ["\(PostgresLayout.versionColumn) = t0.\(PostgresLayout.versionColumn) + 1"]
+        let table = layout.entities[entityIndex]
+        for (column, value) in zip(columns, values) {
+            assignments.append("\(table.columns[column]) = \(renderer.bind(value))")
+            if let folded = table.foldedColumns[column] { assignments.append("\(folded) = \(renderer.bind(PostgresLayout.folded(value)))") }
+        }
+        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+        let arguments = renderer.arguments
+        // The same condition on its own, for reading the rows before they change.
+        var selectRenderer = PostgresQueryRenderer(layout: layout)
+        let selectCondition = try predicate.map { predicate throws(StrataError) in try selectRenderer.condition(predicate) }
+        let selectArguments = selectRenderer.arguments
+        return try runBatch(transaction) { session, result, previous throws(StrataError) in
+            if options.historyTracking, options.recordsValueChanges {
+                // History records old values: read the matching rows before they change.
+                var select = "SELECT t0.pk FROM \(table.table) AS t0"
+                if let selectCondition { select += " WHERE \(selectCondition)" }
+                let keys = try integers(select, selectArguments, in: session)
+                var rows: [Int64: ContiguousArray<StoredValue>] = [:]
+                try fetchRows(entityIndex: entityIndex, primaryKeys: keys, in: session) { cursor, _ in rows[cursor.primaryKey] = cursor.decodeValues() }
+                previous.rows[entityIndex] = rows
+            }
+            var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
+            if let condition { sql += " WHERE \(condition)" }
+            sql += " RETURNING t0.pk, t0.\(PostgresLayout.versionColumn)"
+            var updated: [(Int64, Int64)] = []
+            for row in try session.rows(sql, arguments) {
+                var cells = row.makeIterator()
+                guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                      let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+                else { continue }
+                updated.append((key, version))
+            }
+            updated.sort { $0.0 < $1.0 }
+            for (key, version) in updated {
+                result.primaryKeys.append(key)
+                result.changes.updated.append(ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+                    entity: entity, ordinals: ordinals, values: values, version: version))
+            }
+        }
+    }
+
+    private func batchUnsupported(_ what: String) -> StrataError {
+        StrataError(.postgres, "\(what) is not supported by the PostgreSQL store yet; use a context's save or a batch update")
     }
 
     func batchUpsert(
         entityIndex: Int, rows: BatchRows, action: UpsertAction, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported()
-    }
-
-    func batchUpdate(
-        entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue], transaction: BatchTransaction
-    ) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported()
+        throw batchUnsupported("A batch insert that settles taken unique keys (upsert)")
     }
 
     func batchDelete(
         entityIndex: Int, selection: BatchDeleteSelection, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported()
+        throw batchUnsupported("A batch delete")
     }
 }

@@ -53,7 +53,14 @@ extension ManagedObjectContext {
         // Listeners (a results controller) hear of every row; otherwise only
         // rows that registered objects or loaded relationships need are read.
         let listens = hasEventListeners
-        for key in outcome.inserted where listens || affectsLoadedInverse(entityIndex: key.entityIndex, names: nil) {
+        // A row inserted by these transactions may already be registered here:
+        // this context fetched it between the insert and now (the transactions
+        // arrived together). It merges as an update, so later changes reach it.
+        var registeredInserts = Set<HistoryOutcome.Key>()
+        for key in outcome.inserted {
+            let registered = registry[key.entityIndex][key.primaryKey] != nil
+            guard listens || registered || affectsLoadedInverse(entityIndex: key.entityIndex, names: nil) else { continue }
+            if registered { registeredInserts.insert(key) }
             needed[key.entityIndex, default: []].append(key.primaryKey)
         }
         for (key, names) in outcome.updated {
@@ -75,7 +82,11 @@ extension ManagedObjectContext {
                     entity: entity, ordinals: entity.columnOrdinals,
                     values: entity.columnOrdinals.map { values[$0] }, version: cursor.version)
                 found.insert(key.primaryKey)
-                if outcome.updated[key] != nil { changes.updated.append(row) } else { changes.inserted.append(row) }
+                if outcome.updated[key] != nil || registeredInserts.contains(key) {
+                    changes.updated.append(row)
+                } else {
+                    changes.inserted.append(row)
+                }
             }
             // Rows a later save deleted are gone for this context too.
             for key in keys where !found.contains(key) {

@@ -21,6 +21,11 @@ package struct BatchWriteResult: Sendable {
     package var changes: ChangeSet
     /// The rows the request itself inserted, updated or deleted, in key order.
     package var primaryKeys: [Int64] = []
+
+    package init(changes: ChangeSet, primaryKeys: [Int64] = []) {
+        self.changes = changes
+        self.primaryKeys = primaryKeys
+    }
 }
 
 /// The rows of a batch insert in column order, and which columns each row set.
