@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTesting", "StrataTestModels", "strata-test-writer",
+                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "strata-test-writer",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings),

@@ -25,7 +25,7 @@ start_postgres() {
     pg_port="${STRATA_POSTGRES_PORT:-54329}"
     "${as_owner[@]}" "$postgres_bin/initdb" -D "$pg_dir/data" -U strata --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
     "${as_owner[@]}" "$postgres_bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w \
-        -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+        -o "-p $pg_port -k $pg_dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=400" start >/dev/null
     trap stop_postgres EXIT
     "${as_owner[@]}" "$postgres_bin/psql" -h 127.0.0.1 -p "$pg_port" -U strata -d postgres -qc "CREATE DATABASE strata" >/dev/null
     export STRATA_POSTGRES_URL="postgres://strata@127.0.0.1:$pg_port/strata"

@@ -3,7 +3,7 @@ import StrataCore
 extension PostgresStore {
     /// Runs a batch request in one transaction under the write lock, then
     /// records its history, announces it and tells this process's observers.
-    private func runBatch(
+    func runBatch(
         _ transaction: BatchTransaction,
         _ body: (PostgresSession, inout BatchWriteResult, inout PreviousValues) throws(StrataError) -> Void
     ) throws(StrataError) -> BatchWriteResult {
@@ -70,7 +70,7 @@ extension PostgresStore {
 
     /// The to-one columns of an entity whose inverse is an ordered one-to-many:
     /// the column, its position column, and the owner's relationship.
-    private func orderedOwners(of entityIndex: Int) -> [(column: Int, position: String, entityIndex: Int, ordinal: Int)] {
+    func orderedOwners(of entityIndex: Int) -> [(column: Int, position: String, entityIndex: Int, ordinal: Int)] {
         var owners: [(column: Int, position: String, entityIndex: Int, ordinal: Int)] = []
         for ownerEntity in schema.entities {
             for (ordinal, storage) in layout.toMany[ownerEntity.index].enumerated() {
@@ -134,19 +134,19 @@ extension PostgresStore {
         }
     }
 
-    private func batchUnsupported(_ what: String) -> StrataError {
-        StrataError(.postgres, "\(what) is not supported by the PostgreSQL store yet; use a context's save or a batch update")
+    /// Puts a member of an ordered one-to-many after its owner's other members.
+    func appendMember(_ member: Int64, to owner: Int64, column: String, position: String, table: String, in session: PostgresSession) throws(StrataError) {
+        try session.execute("""
+            UPDATE \(table) SET \(position) = (SELECT COALESCE(MAX(x.\(position)) + 1, 0) FROM \(table) AS x
+            WHERE x.\(column) = $1 AND x.pk <> $2) WHERE pk = $2
+            """, [.integer(owner), .integer(member)])
     }
 
-    func batchUpsert(
-        entityIndex: Int, rows: BatchRows, action: UpsertAction, transaction: BatchTransaction
-    ) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported("A batch insert that settles taken unique keys (upsert)")
-    }
-
-    func batchDelete(
-        entityIndex: Int, selection: BatchDeleteSelection, transaction: BatchTransaction
-    ) throws(StrataError) -> BatchWriteResult {
-        throw batchUnsupported("A batch delete")
+    /// The change record of one owner's to-many relationship.
+    func toManyChange(entityIndex: Int, ordinal: Int, primaryKey: Int64) -> ChangeSet.ToManyChange {
+        let entity = schema.entities[entityIndex]
+        return ChangeSet.ToManyChange(
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
+            relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal)
     }
 }

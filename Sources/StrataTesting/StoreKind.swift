@@ -3,8 +3,14 @@ import StrataCore
 import Testing
 
 /// The kinds of store a test can run against: SQLite in memory, a SQLite
-/// file in a temporary folder, and the pure-Swift in-memory store. Pass
-/// `StoreKind.allCases` as a test's arguments to run it on each.
+/// file in a temporary folder, the pure-Swift in-memory store, and a
+/// PostgreSQL schema. Pass `StoreKind.allCases` (the three that need no
+/// server) as a test's arguments to run it on each.
+///
+/// PostgreSQL needs the `StrataPostgres` product, which this library does not
+/// link: a test target that links it registers how to describe a fresh
+/// PostgreSQL store with ``registerPostgres(_:)``, then adds `.postgres` to
+/// its arguments.
 ///
 /// ```swift
 /// @Test(arguments: StoreKind.allCases)
@@ -17,6 +23,26 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
     case inMemory
     case file
     case memory
+    case postgres
+
+    /// The kinds that need no server: SQLite in memory, a SQLite file, the in-memory store.
+    public static var allCases: [StoreKind] { [.inMemory, .file, .memory] }
+
+    private static let postgresDescriptions = Locked<(@Sendable () -> StoreDescription)?>(nil)
+
+    /// Says how `.postgres` describes a fresh store (a new schema on a test
+    /// server, typically `StoreDescription.postgres(_:)`).
+    ///
+    /// ```swift
+    /// StoreKind.registerPostgres {
+    ///     var server = try! PostgresStoreDescription(url: testServerURL)
+    ///     server.schemaName = "test_\(UUID().uuidString.prefix(8).lowercased())"
+    ///     return .postgres(server)
+    /// }
+    /// ```
+    public static func registerPostgres(_ describe: @escaping @Sendable () -> StoreDescription) {
+        postgresDescriptions.withLock { $0 = describe }
+    }
 
     /// The description of a new store of this kind (`url` is used by files only).
     public func description(_ url: URL) -> StoreDescription {
@@ -24,7 +50,17 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
         case .inMemory: .inMemory()
         case .file: StoreDescription(url: url)
         case .memory: .memory()
+        case .postgres: Self.postgresDescriptions.withLock { $0 }?() ?? Self.unregisteredPostgres
         }
+    }
+
+    /// A description whose loading fails, saying what is missing.
+    private static var unregisteredPostgres: StoreDescription {
+        StoreDescription(type: StoreDescription.StoreType(name: "PostgreSQL (not registered)", opener: StoreOpener { _, _ throws(StrataError) in
+            throw StrataError(
+                .storeNotLoaded,
+                "StoreKind.postgres needs StoreKind.registerPostgres(_:) from a target that links StrataPostgres")
+        }))
     }
 
     public var testDescription: String { rawValue }

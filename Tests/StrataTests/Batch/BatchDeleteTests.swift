@@ -42,7 +42,7 @@ struct BatchDeleteTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aDeleteByPredicateReportsCascadesAndClearedRelationshipsAndReachesTheViewContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: publishingSchema)
@@ -77,7 +77,7 @@ struct BatchDeleteTests {
         try view.save()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aDeleteByIDsReachesAPlainContextAfterMergingTheResult(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: publishingSchema)
         let catalogue = try Catalogue(stack.container)
@@ -107,7 +107,7 @@ struct BatchDeleteTests {
         #expect(again.count == 0 && again.changes.isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aCascadeDeclaredOnTheToManySideDeletesMembersInTheLibrary(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let (authorID, bookIDs) = try stack.container.perform { context in
@@ -125,7 +125,7 @@ struct BatchDeleteTests {
         #expect(try context.fetch(FetchRequest<Book>()).map(\.title) == ["Alone"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aDenyRuleBlocksTheDeleteAndNothingIsWritten(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: publishingSchema)
         let catalogue = try Catalogue(stack.container, withContract: true)
@@ -150,7 +150,7 @@ struct BatchDeleteTests {
         #expect(result.count == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anIDOfAnotherEntityIsRejected(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: publishingSchema)
         let catalogue = try Catalogue(stack.container)
@@ -161,7 +161,7 @@ struct BatchDeleteTests {
         #expect(try stack.container.newContext().count(for: FetchRequest<Series>()) == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func removingManyToManyMembersReachesLoadedRelationships(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Batch operations in history")
 struct BatchHistoryTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func eachBatchOperationIsOneHistoryTransactionListingItsObjectIDs(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container
@@ -43,7 +43,7 @@ struct BatchHistoryTests {
         #expect(history[2].changes.allSatisfy { $0.changeType == .delete })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aBatchDeleteLeavesTombstonesWithPreservedValues(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container

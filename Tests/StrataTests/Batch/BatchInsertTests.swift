@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Batch insert")
 struct BatchInsertTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func insertsRowsFromDictionariesThatFetchesReturn(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let authorID = try stack.container.perform { context in
@@ -37,7 +37,7 @@ struct BatchInsertTests {
         #expect(author.books.map(\.title) == ["Dune"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func insertsRowsFromAHandlerUntilItSaysDone(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: releaseSchema)
         let date = Date(timeIntervalSince1970: 1_700_000_000)
@@ -69,7 +69,7 @@ struct BatchInsertTests {
         #expect(releases[2].dimensions == Dimensions(width: 1, height: 2, labels: ["x"]))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func keysComeFromTheStoreSequenceLikeSavedObjects(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let result = try stack.container.execute(BatchInsertRequest<Book>(
@@ -86,7 +86,7 @@ struct BatchInsertTests {
         #expect(try stack.container.newContext().count(for: FetchRequest<Book>()) == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aMissingRequiredValueThrowsAndWritesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let error = try #require(throws: StrataError.self) {
@@ -102,7 +102,7 @@ struct BatchInsertTests {
         #expect(try stack.container.newContext().count(for: FetchRequest<Book>()) == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anUnknownKeyOrAValueOfTheWrongTypeThrowsAndWritesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let log = ErrorLog()
@@ -140,7 +140,7 @@ struct BatchInsertTests {
         #expect(log.errors.withLock { $0 } == [.validation, .validation, .validation, .validation])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aDuplicateUniqueValueThrowsUniquenessConflictAndWritesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context in
@@ -167,7 +167,7 @@ struct BatchInsertTests {
         #expect(names == ["First"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func insertedRowsReachTheViewContextsLoadedRelationships(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)

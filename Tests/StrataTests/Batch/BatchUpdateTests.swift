@@ -21,7 +21,7 @@ struct BatchUpdateTests {
         return request
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func anUpdateByPredicateReachesTheViewContextWithoutACall(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -43,7 +43,7 @@ struct BatchUpdateTests {
         try view.save()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPlainContextShowsTheUpdateAfterMergingTheResult(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let ids = try saveBooks(stack.container)
@@ -61,7 +61,7 @@ struct BatchUpdateTests {
         try context.save()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anUpdateBumpsVersionsSoAStaleContextMeetsAMergeConflict(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let ids = try saveBooks(stack.container)
@@ -77,7 +77,7 @@ struct BatchUpdateTests {
         #expect(error.objectIDs == [ids[0]])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func executingInAContextMergesTheResultIntoIt(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let ids = try saveBooks(stack.container)
@@ -92,7 +92,7 @@ struct BatchUpdateTests {
         #expect(stored.title == "Classic" && stored.year == 1923 && stored.rating == 5)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func invalidValuesThrowAndWriteNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let ids = try saveBooks(stack.container)
@@ -113,7 +113,7 @@ struct BatchUpdateTests {
         #expect(titles == ["Emma", "Ulysses", "Dune"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aUniquenessClashPartWayThroughWritesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context in

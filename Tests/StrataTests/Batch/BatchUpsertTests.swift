@@ -51,7 +51,7 @@ private func feed(_ codes: ClosedRange<Int>, magnitude: Double) -> [[String: any
 
 @Suite("Batch inserts over unique keys")
 struct BatchUpsertTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aSecondDownloadUpdatesStoredQuakesAndInsertsNewOnes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind, schema: quakeSchema, recordsValueChanges: true)
@@ -83,7 +83,7 @@ struct BatchUpsertTests {
         #expect(Set(result.updatedObjectIDs) == Set(quakes[2...3].map(\.objectID)))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func updatedRowsReachMergingContexts(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
@@ -95,7 +95,7 @@ struct BatchUpsertTests {
         #expect(held[1].magnitude == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func storeTrumpKeepsStoredRowsAndErrorFailsTheWholeBatch(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
         try stack.container.execute(BatchInsertRequest<Quake>(objects: feed(1...2, magnitude: 2)))
@@ -115,7 +115,7 @@ struct BatchUpsertTests {
         #expect(magnitudes == [2, 2, 9], "store trump kept q2; the failed batch wrote nothing")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anUpdateLeavesOptionalPropertiesTheRowDoesNotSet(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
         var first = feed(1...2, magnitude: 2)
@@ -135,7 +135,7 @@ struct BatchUpsertTests {
         #expect(quakes.map(\.depth) == [10, nil])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func rowsSharingAKeyInOneRequestCountOnce(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
         let rows = feed(1...1, magnitude: 1) + feed(1...1, magnitude: 2)
@@ -150,7 +150,7 @@ struct BatchUpsertTests {
         #expect(magnitudes == [2, 1])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func compoundKeysUpsertToo(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
         let rows: [[String: any Sendable]] = [
@@ -182,7 +182,7 @@ struct BatchUpsertTests {
         #expect(try context.count(for: FetchRequest<Quake>()) == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func overwriteWritesEveryPropertyAndObjectTrumpOnlyThoseGiven(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: quakeSchema)
         var first = feed(1...2, magnitude: 2)
@@ -198,7 +198,7 @@ struct BatchUpsertTests {
     }
 
     /// One stored row reached by two request rows through different keys is one change.
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aStoredRowReachedThroughTwoKeysIsOneUpdate(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind, schema: Schema(Badge.self), recordsValueChanges: true)
         try stack.container.execute(BatchInsertRequest<Badge>(objects: [["code": "c1", "email": "a", "label": "old"]]))

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Background contexts")
 struct BackgroundContextTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aBackgroundContextIsConfiguredWhereItIsCreated(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let importer = stack.container.newBackgroundContext(
@@ -32,7 +32,7 @@ struct BackgroundContextTests {
         #expect(names == ["A again"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aBackgroundContextCreatedMergingTakesInOtherSavesOnItsOwn(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let reader = stack.container.newBackgroundContext(automaticallyMergesChangesFromParent: true)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Change sets name their properties")
 struct ChangeSetNamesTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aMergedUpdateListsThePropertiesItChangedByName(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let watcher = stack.container.newContext()
@@ -33,7 +33,7 @@ struct ChangeSetNamesTests {
         #expect(update.value(forProperty: "year") == nil, "an update names only what it wrote")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func batchResultsNameTheirProperties(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.execute(BatchInsertRequest<Book>(objects: [["title": "Emma", "year": 1815]]))

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Merging between contexts")
 struct MergeTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aBackgroundSaveShowsInAnObjectTheViewContextHolds(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -27,7 +27,7 @@ struct MergeTests {
         #expect(!book.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func insertsAndDeletesFromOtherContextsReachTheViewContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -56,7 +56,7 @@ struct MergeTests {
         #expect(view.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func localChangesSurviveAMerge(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -78,7 +78,7 @@ struct MergeTests {
         #expect(view.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func hundredConcurrentBackgroundInsertsAllLand(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let container = stack.container
@@ -102,7 +102,7 @@ struct MergeTests {
         #expect(years == Array(0..<100))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func backgroundContextsMergeOnTheirOwnActor(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let reader = stack.container.newBackgroundContext()
@@ -127,7 +127,7 @@ struct MergeTests {
 
 @Suite("Durability of merged changes")
 struct DurabilityTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aFailedSaveShowsNothingAnywhere(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -155,7 +155,7 @@ struct DurabilityTests {
         withExtendedLifetime(observation) {}
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func theViewContextSeesASaveOnlyAfterItCommitted(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)

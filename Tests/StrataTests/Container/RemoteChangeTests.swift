@@ -134,7 +134,7 @@ struct RemoteChangeTests {
         #expect(seen[2].transactions.map(\.author) == ["other container"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func storeChangesNeedNoRemoteWatchForOwnCommits(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let events = Task {

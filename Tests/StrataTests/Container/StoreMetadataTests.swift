@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Store metadata")
 struct StoreMetadataTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func metadataSetOnTheContainerIsKeptInTheStore(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         #expect(try stack.container.metadata().isEmpty)
@@ -21,7 +21,7 @@ struct StoreMetadataTests {
         #expect(try reopened.metadataValue(forKey: "lastImport", as: Date.self) == date)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func metadataSetInAContextIsWrittenWithItsSaveOrNotAtAll(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -50,7 +50,7 @@ struct StoreMetadataTests {
         #expect(try stack.container.metadata().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildContextHandsItsMetadataToItsParent(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()

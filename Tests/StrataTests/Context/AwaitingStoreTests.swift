@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Awaiting the store")
 struct AwaitingStoreTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func awaitedFetchesCountsAndSavesMatchTheSynchronousOnes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -32,7 +32,7 @@ struct AwaitingStoreTests {
         #expect(stored == [1960, 2001, 2020, 1965].sorted())
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anAwaitedSaveSettlesConflictsByItsPolicyOrWritesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -52,7 +52,7 @@ struct AwaitingStoreTests {
         #expect(names == ["Second"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildContextSavesIntoItsParentWhenAwaited(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()

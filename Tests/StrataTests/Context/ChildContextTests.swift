@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Child contexts")
 struct ChildContextTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildsSaveShowsInTheParentButNotInTheStoreUntilTheParentSaves(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()
@@ -36,7 +36,7 @@ struct ChildContextTests {
         #expect(parent.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildSeesItsParentsUnsavedChanges(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()
@@ -58,7 +58,7 @@ struct ChildContextTests {
         #expect(child.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func discardingAChildDiscardsItsEdits(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()
@@ -74,7 +74,7 @@ struct ChildContextTests {
         #expect(!parent.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func relationshipsAndDeletionsMadeInAChildReachTheParent(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()
@@ -107,7 +107,7 @@ struct ChildContextTests {
         #expect(author.books.first?.year == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aGrandchildReadsEveryLevelsUnsavedStateAndSavesThroughIt(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let root = stack.container.newContext()
@@ -143,7 +143,7 @@ struct ChildContextTests {
 
 @Suite("Child contexts and many-to-many")
 struct ChildContextManyToManyTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func manyToManyEditsInAChildReachTheParentAndTheStore(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         let parent = stack.container.newContext()
@@ -172,7 +172,7 @@ struct ChildContextManyToManyTests {
         #expect(stored == ["linux", "swift"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildsManyToManyLoadsWithItsOwnEditsOfTheOtherSide(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         let parent = stack.container.newContext()

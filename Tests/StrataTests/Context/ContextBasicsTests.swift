@@ -14,7 +14,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func insertSaveFetchUpdateAndDelete(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -43,7 +43,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changesTrackTheSavedValuesThroughChangeBackRollbackAndSave(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let id = try Self.savedBook(in: stack, Book(title: "Dune", year: 1965, rating: 4.0))
@@ -75,7 +75,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changesMadeBeforeADeletionComeBackWithTheObjectOrGoWithARollback(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let id = try Self.savedBook(in: stack, Book(title: "Dune", year: 1965))
@@ -100,7 +100,7 @@ struct ContextBasicsTests {
         #expect(saved == "Dune! 1966")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func eachRowIsOneObjectPerContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -116,7 +116,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func objectIDsRoundTripThroughTheirURIs(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let id = try stack.container.perform { context throws in
@@ -139,7 +139,7 @@ struct ContextBasicsTests {
         #expect(decoded == id)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func existingObjectThrowsObjectNotFoundForAMissingRow(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let id = try stack.container.perform { context throws in
@@ -158,7 +158,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func rollbackDiscardsInsertsChangesAndDeletes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -179,7 +179,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func resetForgetsEveryObject(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -195,7 +195,7 @@ struct ContextBasicsTests {
         #expect(fresh[0].title == "Dune")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aFailedSaveWritesNothingAndKeepsTheContextsChanges(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -222,7 +222,7 @@ struct ContextBasicsTests {
         #expect(!unrelated.objectID.isTemporary)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func refreshWithoutMergeDropsChangesAndRefreshWithMergeKeepsThem(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -245,7 +245,7 @@ struct ContextBasicsTests {
         #expect(!context.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func refreshAllObjectsTakesInStoredValuesAndKeepsUnsavedOnes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -278,7 +278,7 @@ struct ContextBasicsTests {
         #expect(pinned == ["one"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aRelationshipToAnObjectInsertedLaterInTheSameSaveSurvivesARollback(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -299,7 +299,7 @@ struct ContextBasicsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aFaultWhoseRowIsGoneReadsAsEmptyAndIsReported(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let log = ErrorLog()

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Objects that leave their context")
 struct DeletedObjectTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anObjectWhoseDeletionWasSavedHasNoContextAndKeepsItsValues(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -22,7 +22,7 @@ struct DeletedObjectTests {
         #expect(context.registeredObjects.isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func anObjectDeletedByAnotherContextLeavesTheMergingContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
@@ -56,7 +56,7 @@ struct DeletedObjectTests {
         #expect(emma.title == "Emma")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func rolledBackAndUnsavedDeletedInsertsHaveNoContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -73,7 +73,7 @@ struct DeletedObjectTests {
         #expect(!context.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aResetLeavesEveryObjectWithoutAContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Relationships")
 struct RelationshipTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func settingTheToOneSideUpdatesTheToManySide(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -24,7 +24,7 @@ struct RelationshipTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changingTheToManySideUpdatesTheToOneSide(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -46,7 +46,7 @@ struct RelationshipTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func relationshipsSurviveSavingAndFetchingInAnotherContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let authorID = try stack.container.perform { context throws in
@@ -65,7 +65,7 @@ struct RelationshipTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func relationshipsSetBeforeInsertionAreKeptInLine(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -81,7 +81,7 @@ struct RelationshipTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deletingCascadesAndNullifies(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -114,7 +114,7 @@ struct RelationshipTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func unsavedChangesCountWhenAToManyLoadsLater(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let authorID = try stack.container.perform { context throws in

@@ -41,7 +41,7 @@ struct SaveHookChangesTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aValidationHookChangingAnObjectChangedBackSavesIt(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, b) = try twoSavedNotes(stack)
@@ -61,7 +61,7 @@ struct SaveHookChangesTests {
         #expect(try storedTexts(stack) == ["a2", "later"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func willSaveChangingAnotherObjectSavesItAndCallsItsWillSave(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, b) = try twoSavedNotes(stack)
@@ -76,7 +76,7 @@ struct SaveHookChangesTests {
         #expect(!context.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aHookDeletingAnInsertedObjectKeepsItOutOfTheStore(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, _) = try twoSavedNotes(stack)
@@ -89,7 +89,7 @@ struct SaveHookChangesTests {
         #expect(!context.registeredObjects.contains { $0 === extra })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aHookTakingBackADeletionKeepsTheRow(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, b) = try twoSavedNotes(stack)
@@ -101,7 +101,7 @@ struct SaveHookChangesTests {
         #expect(!b.isDeleted)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anObjectAValidationHookInsertsGetsWillSaveAndValidation(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, _) = try twoSavedNotes(stack)
@@ -116,7 +116,7 @@ struct SaveHookChangesTests {
         #expect(validated == ["late"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aWillSaveThatRollsBackSavesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, a, _) = try twoSavedNotes(stack)
@@ -130,7 +130,7 @@ struct SaveHookChangesTests {
         #expect(a.text == "a")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changesMadeWhileDeletedAreUnsavedChangesOnceUndeleted(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let (context, _, b) = try twoSavedNotes(stack)

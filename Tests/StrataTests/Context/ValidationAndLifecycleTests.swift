@@ -31,7 +31,7 @@ import Testing
 struct ValidationAndLifecycleTests {
     static let schema = Schema(Member.self)
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func everyFailureOfOneSaveIsReportedTogetherAndNothingIsWritten(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let context = stack.container.newContext()
@@ -59,7 +59,7 @@ struct ValidationAndLifecycleTests {
         #expect(context.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func lifecycleHooksRunInOrder(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Self.schema)
         let context = stack.container.newContext()

@@ -12,7 +12,7 @@ struct HistoryFetchingTests {
         return try container.fetchHistory(after: nil).map(\.token)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func fetchingAfterATokenReturnsOnlyLaterTransactions(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let tokens = try threeSaves(stack.container)
@@ -21,7 +21,7 @@ struct HistoryFetchingTests {
         #expect(try stack.container.fetchHistory(after: tokens[2]).isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func historyCanBeFilteredByAuthorEntityOriginAndCount(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let tokens = try threeSaves(stack.container)
@@ -44,7 +44,7 @@ struct HistoryFetchingTests {
         #expect(try stack.container.fetchHistory(others).isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func fetchingAfterADateSkipsEarlierTransactions(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         try save(in: stack.container, author: "before") { $0.insert(Memo(title: "Old")) }
@@ -57,7 +57,7 @@ struct HistoryFetchingTests {
         #expect(try stack.container.fetchHistory(after: nil).map(\.author) == ["after"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func pruningThenUsingAnOlderTokenThrowsHistoryTokenExpired(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let log = ErrorLog()
@@ -81,7 +81,7 @@ struct HistoryFetchingTests {
         #expect(latest > tokens[2])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aTokenFromAnotherStoreIsRejectedClearly(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let other = try await TestStack(history: kind)

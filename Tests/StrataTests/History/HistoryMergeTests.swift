@@ -12,7 +12,7 @@ struct HistoryMergeTests {
         return context
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func mergingATransactionUpdatesAndRemovesTheObjectsAContextHolds(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container
@@ -56,7 +56,7 @@ struct HistoryMergeTests {
         try context.save()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func mergedInsertsShowInLoadedToManyRelationships(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container
@@ -87,7 +87,7 @@ struct HistoryMergeTests {
         #expect(context.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func mergingSeveralTransactionsSettlesOnTheirOutcome(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Recording persistent history")
 struct HistoryRecordingTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func twoSavesByDifferentAuthorsComeBackInOrderWithTheirAuthorsAndChangeTypes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let container = stack.container
@@ -38,7 +38,7 @@ struct HistoryRecordingTests {
         #expect(try container.currentHistoryToken() == history[1].token)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func updatedPropertiesNameExactlyTheChangedAttributesAndRelationships(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let (bookID, authorID) = try save(in: stack.container) { context in
@@ -70,7 +70,7 @@ struct HistoryRecordingTests {
         #expect(history[0].changes.allSatisfy { $0.updatedProperties.isEmpty && $0.oldValues == nil && $0.newValues == nil })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aDeletionsTombstoneCarriesOnlyThePreservedValues(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let (memoID, bookID) = try save(in: stack.container) { context in
@@ -93,7 +93,7 @@ struct HistoryRecordingTests {
         #expect(deletion.change(for: bookID)?.tombstone == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func oldAndNewValuesAreRecordedWhenTheStoreAsksForThem(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind, recordsValueChanges: true)
         let memoID = try save(in: stack.container) { context in
@@ -121,7 +121,7 @@ struct HistoryRecordingTests {
         #expect(changes[2].tombstone == ["title": .text("Plan")])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aSavesChangeSetCarriesTheTokenOfTheTransactionItRecorded(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         let observer = stack.container.newContext()
@@ -134,7 +134,7 @@ struct HistoryRecordingTests {
         _ = observation
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aLargeSaveRecordsEveryChange(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)
         try save(in: stack.container) { context in

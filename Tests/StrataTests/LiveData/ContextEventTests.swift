@@ -6,7 +6,7 @@ import Testing
 /// What a context tells its listeners: its own changes, its saves and merges.
 @Suite("Context events")
 struct ContextEventTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func objectsDidChangeListsInsertsUpdatesWithNamesAndDeletions(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -45,7 +45,7 @@ struct ContextEventTests {
         withExtendedLifetime(token) {}
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aSaveTellsItsChangesThenDidSaveWithPermanentIDs(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -70,7 +70,7 @@ struct ContextEventTests {
         #expect(events.count == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anotherContextsSaveArrivesAsDidMergeOnTheEventStream(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let listener = stack.container.newContext()
@@ -107,7 +107,7 @@ struct ObservableModelTests {
         return context
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aTrackedReadHearsALocalSetAndNotOtherProperties(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = observingContext(stack)
@@ -118,7 +118,7 @@ struct ObservableModelTests {
         #expect(!notifies({ _ = book.title }, when: { book.year = 1969 }))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aTrackedReadHearsAMergeARefreshAndARollback(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = observingContext(stack)
@@ -150,7 +150,7 @@ struct ObservableModelTests {
         #expect(mergedBook.title == "Merged")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aTrackedToManyHearsAnAppendAndAReorder(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = observingContext(stack)
@@ -167,7 +167,7 @@ struct ObservableModelTests {
         #expect(notifies({ _ = author.books }, when: { third.author = author }))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func contextsThatDoNotObserveRegisterNoReads(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()

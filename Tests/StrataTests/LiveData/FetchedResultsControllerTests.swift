@@ -24,7 +24,7 @@ struct FetchedResultsControllerTests {
         controller.sections.map { "\($0.name): \($0.objects.map(\.title).joined(separator: " "))" }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func backgroundSavesArriveAsOneDifferenceEach(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)
@@ -66,7 +66,7 @@ struct FetchedResultsControllerTests {
         #expect(changes.last?.difference.insertions.isEmpty == true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChangedSectionKeyMovesTheObjectBetweenSections(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)
@@ -86,7 +86,7 @@ struct FetchedResultsControllerTests {
         #expect(changes.count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func unsavedInsertsAndDeletionsAndInPlaceUpdates(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)
@@ -118,7 +118,7 @@ struct FetchedResultsControllerTests {
         #expect(changes.last?.difference.removals.count == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aBatchDeleteLeavesTheResults(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)
@@ -134,7 +134,7 @@ struct FetchedResultsControllerTests {
         #expect(changes.last?.difference.removals.count == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPagedRequestFetchesAgainAfterAChange(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)

@@ -5,7 +5,7 @@ import Testing
 /// A request's results as snapshots, emitted after each commit that changes them.
 @Suite("Snapshot sequences")
 struct SnapshotSequenceTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func resultsComeFirstThenAfterEachCommitThatChangesThem(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let request = FetchRequest<Book>(predicate: #Predicate { $0.year > 1900 }, sortBy: [SortDescriptor(\.title)])

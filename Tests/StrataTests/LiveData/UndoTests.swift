@@ -13,7 +13,7 @@ struct UndoTests {
         return context
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func eachOperationUndoesAloneAndAnExplicitGroupTogether(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)
@@ -47,7 +47,7 @@ struct UndoTests {
         #expect(!undo.canRedo)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func undoingAnInsertTakesTheObjectOutAndRedoBringsItBack(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)
@@ -62,7 +62,7 @@ struct UndoTests {
         #expect(try stack.container.newContext().count(for: FetchRequest<Author>()) == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func undoOfACascadeDeleteRestoresEveryObjectAndBothSides(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)
@@ -96,7 +96,7 @@ struct UndoTests {
         #expect(try reader.count(for: FetchRequest<Book>(predicate: #Predicate { $0.author != nil })) == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func undoAfterASaveLeavesChangesToSaveAgain(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)
@@ -125,7 +125,7 @@ struct UndoTests {
         #expect(try reader.fetch(FetchRequest<Author>(predicate: #Predicate { $0.name == "Le Guin" })).first?.books.map(\.title) == ["Earthsea"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func undoAndRedoNotifyObserversAndListeners(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)

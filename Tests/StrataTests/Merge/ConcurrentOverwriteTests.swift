@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Merge policies: concurrent writers")
 struct ConcurrentOverwriteTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func hundredTasksAddingAndDeletingBooksKeepBothSidesInAgreement(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let container = stack.container

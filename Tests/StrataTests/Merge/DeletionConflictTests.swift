@@ -5,7 +5,7 @@ import Testing
 @Suite("Merge policies: deletions")
 struct DeletionConflictTests {
     /// This context deletes the book that another context updated meanwhile.
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deletingAnObjectUpdatedElsewhereFailsUnderError(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .error)
         scenario.theirBook.year = 2000
@@ -18,7 +18,7 @@ struct DeletionConflictTests {
         #expect(scenario.myBook.isDeleted)
     }
 
-    @Test(arguments: StoreKind.allCases, [MergePolicy.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite])
+    @Test(arguments: testedStoreKinds, [MergePolicy.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite])
     func aDeletionStandsOverAnUpdateElsewhereUnderTrumpPolicies(_ kind: StoreKind, _ policy: MergePolicy) async throws {
         let scenario = try await LockingScenario(kind, policy: policy)
         scenario.theirBook.year = 2000
@@ -28,7 +28,7 @@ struct DeletionConflictTests {
         #expect(try scenario.stored() == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func rollbackUndoesADeletionOfAnObjectUpdatedElsewhere(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .rollback)
         scenario.theirBook.year = 2000
@@ -42,7 +42,7 @@ struct DeletionConflictTests {
     }
 
     /// Another context deletes the book this context is changing.
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func updatingAnObjectDeletedElsewhereFailsUnderError(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .error)
         scenario.theirs.delete(scenario.theirBook)
@@ -56,7 +56,7 @@ struct DeletionConflictTests {
         #expect(scenario.mine.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases, MergeResolution.allCases.filter { $0 != .error })
+    @Test(arguments: testedStoreKinds, MergeResolution.allCases.filter { $0 != .error })
     func aDeletionElsewhereStandsUnderEveryOtherPolicy(_ kind: StoreKind, _ resolution: MergeResolution) async throws {
         let scenario = try await LockingScenario(kind, policy: .custom { conflicts in
             Dictionary(uniqueKeysWithValues: conflicts.map { ($0.objectID, resolution) })
@@ -73,7 +73,7 @@ struct DeletionConflictTests {
         #expect(!other.objectID.isTemporary)
     }
 
-    @Test(arguments: StoreKind.allCases, [MergePolicy.rollback, .overwrite])
+    @Test(arguments: testedStoreKinds, [MergePolicy.rollback, .overwrite])
     func deletingAnObjectDeletedElsewhereSucceeds(_ kind: StoreKind, _ policy: MergePolicy) async throws {
         let scenario = try await LockingScenario(kind, policy: policy)
         scenario.theirs.delete(scenario.theirBook)

@@ -59,7 +59,7 @@ struct LockingScenario {
 
 @Suite("Merge policies: optimistic locking")
 struct OptimisticLockingTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func errorPolicyThrowsWithBothSidesValuesAndWritesNothing(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .error)
         try scenario.editBothSides()
@@ -79,7 +79,7 @@ struct OptimisticLockingTests {
         #expect(scenario.myBook.title == "Mine")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func storeTrumpKeepsTheStoreValueForPropertiesChangedOnBothSides(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .mergeByPropertyStoreTrump)
         try scenario.editBothSides()
@@ -90,7 +90,7 @@ struct OptimisticLockingTests {
         #expect(!scenario.mine.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func objectTrumpKeepsThisContextsChangesAndTheStoresOthers(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .mergeByPropertyObjectTrump)
         try scenario.editBothSides()
@@ -100,7 +100,7 @@ struct OptimisticLockingTests {
         #expect(BookState(title: scenario.myBook.title, year: scenario.myBook.year, rating: scenario.myBook.rating) == expected)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func overwriteWritesTheWholeObjectAsThisContextHasIt(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .overwrite)
         try scenario.editBothSides()
@@ -109,7 +109,7 @@ struct OptimisticLockingTests {
         #expect(scenario.myBook.year == 1965)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func rollbackDropsThisContextsChangesAndKeepsTheStoredState(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .rollback)
         try scenario.editBothSides()
@@ -120,7 +120,7 @@ struct OptimisticLockingTests {
         #expect(!scenario.mine.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aSaveRetriedAfterResolutionChecksTheNewVersion(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .mergeByPropertyObjectTrump)
         try scenario.editBothSides()
@@ -130,7 +130,7 @@ struct OptimisticLockingTests {
         #expect(throws: StrataError.self) { try scenario.theirs.save() }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aContextThatMergedTheOtherSaveHasNoConflict(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .error)
         scenario.theirBook.year = 2000
@@ -141,7 +141,7 @@ struct OptimisticLockingTests {
         #expect(try scenario.stored() == BookState(title: "Mine", year: 2000, rating: nil))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func everyConflictOfOneSaveIsReported(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .error)
         let ids = try scenario.stack.container.perform { context throws in
@@ -162,7 +162,7 @@ struct OptimisticLockingTests {
         #expect(try scenario.stored()?.title == "Dune")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aCustomPolicyChoosesPerObject(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .custom { conflicts in
             Dictionary(uniqueKeysWithValues: conflicts.map { ($0.objectID, MergeResolution.mergeByPropertyObjectTrump) })
@@ -172,7 +172,7 @@ struct OptimisticLockingTests {
         #expect(try scenario.stored() == BookState(title: "Mine", year: 2000, rating: 4.5))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aCustomPolicyThatLeavesAnObjectOutFails(_ kind: StoreKind) async throws {
         let scenario = try await LockingScenario(kind, policy: .custom { _ in [:] })
         try scenario.editBothSides()

@@ -30,7 +30,7 @@ private func saveStoredAuthor(_ container: PersistentContainer) throws -> Object
 
 @Suite("Merge policies: uniqueness")
 struct UniquenessConflictTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aTakenKeyFailsUnderErrorNamingTheConstraintButNotTheValue(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let storedID = try saveStoredAuthor(stack.container)
@@ -53,7 +53,7 @@ struct UniquenessConflictTests {
         #expect(author.isInserted)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aUniquenessFailureMixedWithUnrelatedInsertsWritesNoneOfThem(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         _ = try saveStoredAuthor(stack.container)
@@ -68,7 +68,7 @@ struct UniquenessConflictTests {
         #expect(books == 1)
     }
 
-    @Test(arguments: StoreKind.allCases, [MergePolicy.mergeByPropertyObjectTrump, .overwrite])
+    @Test(arguments: testedStoreKinds, [MergePolicy.mergeByPropertyObjectTrump, .overwrite])
     func objectTrumpTurnsAnInsertIntoAnUpdateOfTheRowWithTheKey(_ kind: StoreKind, _ policy: MergePolicy) async throws {
         let stack = try await TestStack(kind)
         let storedID = try saveStoredAuthor(stack.container)
@@ -89,7 +89,7 @@ struct UniquenessConflictTests {
         #expect(author.books.map(\.title).sorted() == ["New book", "Old"])
     }
 
-    @Test(arguments: StoreKind.allCases, [MergePolicy.mergeByPropertyStoreTrump, .rollback])
+    @Test(arguments: testedStoreKinds, [MergePolicy.mergeByPropertyStoreTrump, .rollback])
     func storeTrumpMakesTheInsertedObjectTheStoredRow(_ kind: StoreKind, _ policy: MergePolicy) async throws {
         let stack = try await TestStack(kind)
         let storedID = try saveStoredAuthor(stack.container)
@@ -104,7 +104,7 @@ struct UniquenessConflictTests {
         #expect(try storedAuthors(stack.container).count == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anUpsertIntoARowThisContextHoldsKeepsThatObject(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let storedID = try saveStoredAuthor(stack.container)
@@ -126,7 +126,7 @@ struct UniquenessConflictTests {
         #expect(try storedAuthors(stack.container)["a@example.com"]?.books == ["New book", "Old"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func twoInsertedObjectsWithOneKeyFailUnderError(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -142,7 +142,7 @@ struct UniquenessConflictTests {
         #expect(try storedAuthors(stack.container).isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases, MergeResolution.allCases.filter { $0 != .error })
+    @Test(arguments: testedStoreKinds, MergeResolution.allCases.filter { $0 != .error })
     func twoInsertedObjectsWithOneKeyLeaveOneRow(_ kind: StoreKind, _ resolution: MergeResolution) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -168,7 +168,7 @@ struct UniquenessConflictTests {
         #expect(stored["a@example.com"]?.books == ["Second's book"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changingAKeyToATakenOneRevertsUnderStoreTrump(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         _ = try saveStoredAuthor(stack.container)
@@ -189,7 +189,7 @@ struct UniquenessConflictTests {
         #expect(stored.mapValues(\.name) == ["a@example.com": "Stored", "b@example.com": "Renamed"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changingAKeyToATakenOneReplacesThatRowUnderObjectTrump(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         _ = try saveStoredAuthor(stack.container)
@@ -207,7 +207,7 @@ struct UniquenessConflictTests {
         #expect(try storedAuthors(stack.container).mapValues(\.name) == ["a@example.com": "Other"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deletingAKeysHolderAndInsertingTheKeyInOneSaveReplacesTheRow(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let storedID = try saveStoredAuthor(stack.container)

@@ -151,7 +151,7 @@ final class Label: PersistentModel {
 
 @Suite("Models written by hand")
 struct HandWrittenModelTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func theDocumentedHandWrittenModelSavesChangesAndFetches(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Label.self))
         let id = try stack.container.perform { context in

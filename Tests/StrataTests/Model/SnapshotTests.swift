@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Snapshots")
 struct SnapshotTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aSnapshotCarriesValuesAndRelatedIDsAcrossDomains(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let (authorID, bookIDs) = try stack.container.perform { context in

@@ -22,7 +22,7 @@ struct AggregateTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aggregatesOfTheMatchesSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -47,7 +47,7 @@ struct AggregateTests {
         #expect(try context.aggregate(.min(\.author?.name), of: modern) == "Austen")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func nothingMatchingSumsToZeroAndHasNoExtremes(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -59,7 +59,7 @@ struct AggregateTests {
         #expect(try context.aggregate(.average(\.rating), of: none) == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPageAggregatesOnlyItsObjects(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -71,7 +71,7 @@ struct AggregateTests {
         #expect(try context.aggregate(.count, of: oldest) == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anIntegerSumThatOverflowsFailsSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let context = stack.container.newContext()
@@ -88,7 +88,7 @@ struct AggregateTests {
         #expect(narrow?.code == .unsupportedPredicate)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func decimalExtremesAreNumeric(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let context = stack.container.newContext()

@@ -43,7 +43,7 @@ struct ArithmeticMeaningTests {
         { context in for book in books { context.insert(Book(title: book.title, year: book.year)) } }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func integerOverflowFailsTheFetchSavedOrNot(_ kind: StoreKind) async throws {
         let insert = books(("late", Int.max - 1), ("early", 1))
         let sum = try await outcomes(kind, schema: librarySchema, insert: insert, #Predicate<Book> { $0.year + 10 > 0 })
@@ -61,7 +61,7 @@ struct ArithmeticMeaningTests {
         #expect(failure(negated.unsaved) != nil && failure(negated.saved) != nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func integerDivisionByZeroFailsTheFetchUnlessAConditionGuardsIt(_ kind: StoreKind) async throws {
         let insert = books(("zero", 0), ("ten", 10))
         let divided = try await outcomes(kind, schema: librarySchema, insert: insert, #Predicate<Book> { 100 / $0.year > 1 })
@@ -77,7 +77,7 @@ struct ArithmeticMeaningTests {
         #expect(try either.unsaved.get() == 2 && either.saved.get() == 2)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func narrowIntegersOverflowAtTheirOwnWidth(_ kind: StoreKind) async throws {
         let insert: (ManagedObjectContext) -> Void = { $0.insert(Sample(seed: 1)) }
         let schema = Schema(Sample.self)
@@ -92,7 +92,7 @@ struct ArithmeticMeaningTests {
         #expect(try inside.unsaved.get() == 1 && inside.saved.get() == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func realDivisionByZeroIsInfiniteAsInSwift(_ kind: StoreKind) async throws {
         let insert: (ManagedObjectContext) -> Void = { context in
             context.insert(Book(title: "rated", year: 1, rating: 4.5))
@@ -104,7 +104,7 @@ struct ArithmeticMeaningTests {
         #expect(try tiny.unsaved.get() == 1 && tiny.saved.get() == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aRangeWithReversedBoundsHoldsNothing(_ kind: StoreKind) async throws {
         // Swift traps building 20...10; stores find nothing in it, and so do unsaved objects.
         let range = try await outcomes(kind, schema: librarySchema, insert: books(("late", 20), ("early", 5)),
@@ -112,7 +112,7 @@ struct ArithmeticMeaningTests {
         #expect(try range.unsaved.get() == 1 && range.saved.get() == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPageFailsAsTheWholeResultWould(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -132,7 +132,7 @@ struct ArithmeticMeaningTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aRealResultThatIsNotANumberFailsTheFetchSavedOrNot(_ kind: StoreKind) async throws {
         let insert: (ManagedObjectContext) -> Void = { $0.insert(Book(title: "unrated", year: 1, rating: 0)) }
         let nan = try await outcomes(kind, schema: librarySchema, insert: insert, #Predicate<Book> { ($0.rating ?? 0) / 0.0 != 1 })
@@ -140,7 +140,7 @@ struct ArithmeticMeaningTests {
         #expect(failure(nan.saved)?.contains("NaN") == true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func floatArithmeticRoundsAsSwiftsFloatDoes(_ kind: StoreKind) async throws {
         let insert: (ManagedObjectContext) -> Void = { $0.insert(Sample(seed: 1)) }
         // Sample.float is 1.5: 1.5 * 3e38 overflows Float to infinity, not Double.
@@ -155,7 +155,7 @@ struct ArithmeticMeaningTests {
         #expect(try rounded.unsaved.get() == 1 && rounded.saved.get() == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aFailingLeftSideFailsTheFetchWhateverTheRightSideSays(_ kind: StoreKind) async throws {
         // Swift evaluates the division for every book before looking at the title;
         // SQLite, free to order the terms, could test the title first.
@@ -164,7 +164,7 @@ struct ArithmeticMeaningTests {
         #expect(failure(divided.unsaved) != nil && failure(divided.saved) != nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func manyFailingTermsStayOneQuery(_ kind: StoreKind) async throws {
         // Twenty terms that can each fail: the query grows with them, not exponentially.
         let offsets = Array(1...20)
@@ -173,7 +173,7 @@ struct ArithmeticMeaningTests {
         #expect(try any.unsaved.get() == 1 && any.saved.get() == 1)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func arithmeticOnCapturedValuesFailsOnlyWhenARowIsEvaluated(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let ten = 10, zero = 0

@@ -6,7 +6,7 @@ import Testing
 struct BatchedFetchTests {
     static let sorted = [SortDescriptor<Book>(\.year), SortDescriptor(\.title, comparator: .lexical)]
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func batchesReturnTheSameObjectsInTheSameOrderAsAWholeFetch(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -23,7 +23,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func objectsOfPassedBatchesThatNothingHoldsAreFreed(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -39,7 +39,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func heldAndChangedObjectsStayRegisteredAndKeepTheirChanges(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -60,7 +60,7 @@ struct BatchedFetchTests {
         #expect(titles.contains("A Wizard of Earthsea (revised)"))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func pendingChangesAreIncludedAsInAWholeFetch(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -72,7 +72,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func prefetchingAppliesToEachBatch(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -83,7 +83,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aResetContextHandsOutFreshObjects(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -99,7 +99,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aStoreWithoutMatchesGivesAnEmptyCollection(_ kind: StoreKind) async throws {
         let stack = try await FetchTests.library(kind)
         try stack.container.perform { context throws in
@@ -109,7 +109,7 @@ struct BatchedFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func batchesInKeyOrderSkipTheRowsBetweenTheirKeysThatDoNotMatch(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context in

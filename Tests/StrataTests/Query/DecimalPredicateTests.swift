@@ -10,7 +10,7 @@ struct DecimalPredicateTests {
         try context.fetch(FetchRequest<Sample>(predicate: predicate)).map(\.decimal).sorted()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func decimalsCompareByValueSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let values = ["9.5", "10", "100.25", "-5", "0.001"].map { Decimal(string: $0)! }

@@ -30,7 +30,7 @@ struct FetchTests {
         try stack.container.perform { context in try context.fetch(request).map(\.title) }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func mixedSortWithLimitAndOffset(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         var request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year, order: .reverse), SortDescriptor(\.title, comparator: .lexical)])
@@ -44,7 +44,7 @@ struct FetchTests {
         #expect(count == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func nilPredicates(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         let unrated = FetchRequest<Book>(predicate: #Predicate { $0.rating == nil }, sortBy: [SortDescriptor(\.title, comparator: .lexical)])
@@ -55,7 +55,7 @@ struct FetchTests {
         #expect(Set(try titles(stack, orphans)) == ["Anonymous", "Zebra"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func membershipAndStringPredicates(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         let years = [1965, 1969]
@@ -67,7 +67,7 @@ struct FetchTests {
         #expect(try titles(stack, rated) == ["Dune", "A Wizard of Earthsea"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func toOneKeyPathPredicates(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         let byName = FetchRequest<Book>(predicate: #Predicate { $0.author?.name == "Le Guin" }, sortBy: [SortDescriptor(\.year)])
@@ -76,7 +76,7 @@ struct FetchTests {
         #expect(Set(try titles(stack, flat)) == ["Dune", "Dune Messiah"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func pendingChangesShowInResultsAndCounts(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         try stack.container.perform { context throws in
@@ -98,7 +98,7 @@ struct FetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func batchedFetchReturnsFaultsThatLoadInBatches(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         try stack.container.perform { context throws in
@@ -114,7 +114,7 @@ struct FetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anUnsupportedPredicateThrowsNamingTheExpression(_ kind: StoreKind) async throws {
         let stack = try await Self.library(kind)
         try stack.container.perform { context throws in

@@ -61,7 +61,7 @@ struct FoldedIndexTests {
         #expect(try context.fetch(sorted).map(\.name) == ["École", "ecole", "Écoles", "İstanbul", "Paris", "Straße", "STRASSE"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aFoldedIndexChangesNoResult(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Place.self))
         let context = stack.container.newContext()

@@ -42,7 +42,7 @@ struct GroupedResultsTests {
         ).map { Row(author: $0.keys, books: $0.values.0, years: $0.values.1, rating: $0.values.2) }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func groupsCarryTheirKeysAndAggregatesInKeyOrderSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -63,7 +63,7 @@ struct GroupedResultsTests {
         #expect(try byAuthor(context) == [stored[0], stored[1], Row(author: "Le Guin", books: 3, years: 5988, rating: 8.5 / 3)])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func havingKeepsTheGroupsWhoseAggregatesMeetIt(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -82,7 +82,7 @@ struct GroupedResultsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func groupsSortAndPageByAggregatesAndKeys(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -100,7 +100,7 @@ struct GroupedResultsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func severalKeysGroupTheirCombinations(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -120,7 +120,7 @@ struct GroupedResultsTests {
         #expect(withPending.map(\.values) == [0])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aFoldedKeyGroupsTextRegardlessOfCaseAndDiacritics(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = stack.container.newContext()
@@ -135,7 +135,7 @@ struct GroupedResultsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func decimalKeysAndExtremesCompareAsNumbers(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let context = stack.container.newContext()
@@ -158,7 +158,7 @@ struct GroupedResultsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPageOfTheRequestIsGroupedAlone(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -170,7 +170,7 @@ struct GroupedResultsTests {
         #expect(groups.map(\.values) == [1, 2])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildContextGroupsWithItsParentsUnsavedChanges(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -183,7 +183,7 @@ struct GroupedResultsTests {
         #expect(groups.map(\.values) == [2, 2])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func groupsThatCannotBeComputedFailWithAReason(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)

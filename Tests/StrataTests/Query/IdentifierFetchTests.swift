@@ -14,7 +14,7 @@ struct IdentifierFetchTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func identifiersComeInTheRequestsOrderWithoutMakingObjects(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -31,7 +31,7 @@ struct IdentifierFetchTests {
         #expect(try context.existingObject(with: ids[1], as: Book.self).year == 1932)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func unsavedChangesCountAsTheyDoInAFetch(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -52,7 +52,7 @@ struct IdentifierFetchTests {
         #expect(try await context.fetchIdentifiersAsync(stored) == context.fetchIdentifiers(stored))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func fetchCountIsCountForSwiftDataUsers(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)
@@ -62,7 +62,7 @@ struct IdentifierFetchTests {
         #expect(try context.fetchCount(request) == context.count(for: request))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildContextListsItsParentsObjectsAndItsOwn(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try library(stack)

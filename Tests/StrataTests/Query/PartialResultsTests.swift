@@ -38,7 +38,7 @@ struct PartialResultsTests {
         #expect(try context.fetchProperties([\Book.year], of: recent, distinct: true).count == 3)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func chosenPropertiesComeBackAsDictionariesSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context in
@@ -51,7 +51,7 @@ struct PartialResultsTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildReadsItsParentsUnsavedValues(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let parent = stack.container.newContext()

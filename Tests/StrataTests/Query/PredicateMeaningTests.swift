@@ -11,7 +11,7 @@ struct PredicateMeaningTests {
         try context.fetch(FetchRequest<Book>(predicate: predicate)).map(\.title).sorted()
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func canonicallyEquivalentTextIsEqualSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let decomposed = "Cafe\u{301}"
@@ -29,7 +29,7 @@ struct PredicateMeaningTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func canonicallyEquivalentTextCollidesInAUniqueAttribute(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -45,7 +45,7 @@ struct PredicateMeaningTests {
         #expect(error?.code == .uniquenessConflict)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func textSortsAsSwiftSortsItSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let words = ["e\u{301}clair", "eclair", "f", "\u{E9}t\u{E9}", "Z", "e"]
@@ -60,7 +60,7 @@ struct PredicateMeaningTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func forceUnwrappingNilFailsTheFetchSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -81,7 +81,7 @@ struct PredicateMeaningTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func tiesKeepTheOrderASaveWouldGiveThem(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in

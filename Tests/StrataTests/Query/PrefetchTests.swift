@@ -93,7 +93,7 @@ struct PrefetchTests {
         #expect(counter.value - before > 150)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func prefetchedRelationshipsShowUnsavedChanges(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: bookcaseSchema)
         try stack.container.perform { context in try Self.fill(context) }
@@ -119,7 +119,7 @@ struct PrefetchTests {
         #expect(editor.objectGraphProblems().isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aChildPrefetchesThroughItsParent(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: bookcaseSchema)
         try stack.container.perform { context in try Self.fill(context) }

@@ -47,7 +47,7 @@ struct SortOrderTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases, [false, true])
+    @Test(arguments: testedStoreKinds, [false, true])
     func rawValueEnumsSortByRawValueAndDecimalsNumerically(_ kind: StoreKind, pending: Bool) async throws {
         let stack = try await TestStack(kind, schema: ticketSchema)
         let context = stack.container.newContext()
@@ -68,7 +68,7 @@ struct SortOrderTests {
         #expect(bySection.first?.shelf == nil)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aPendingObjectFallsWhereTheStorePutsItsSavedTwin(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: ticketSchema)
         let context = stack.container.newContext()

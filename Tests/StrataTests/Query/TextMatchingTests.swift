@@ -45,7 +45,7 @@ struct TextMatchingTests {
         #expect("abc".backwards == "cba")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func unsavedAndStoredObjectsMatchTheSameTexts(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in
@@ -64,7 +64,7 @@ struct TextMatchingTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func foldedSortsIgnoreCaseAndDiacriticsSavedOrNot(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let expected = [

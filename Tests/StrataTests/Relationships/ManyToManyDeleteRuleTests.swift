@@ -17,7 +17,7 @@ struct ManyToManyDeleteRuleTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func cascadeDeletesTheMembersUnlessAMemberDeniesIt(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: boardSchema)
         try makeBoards(stack.container)
@@ -45,7 +45,7 @@ struct ManyToManyDeleteRuleTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func denyBlocksTheSaveWhileTheMemberIsOnABoard(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: boardSchema)
         try makeBoards(stack.container)
@@ -69,7 +69,7 @@ struct ManyToManyDeleteRuleTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func nullifyRemovesADeletedObjectFromTheOtherSideBeforeAndAfterSaving(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Many-to-many relationships")
 struct ManyToManyTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func membershipAndCountsAgreeFromBothSidesAfterSaveAndReopen(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in
@@ -36,7 +36,7 @@ struct ManyToManyTests {
         try check(try await stack.reopened(schema: articleSchema))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func inversesFollowAppendRemoveReplaceAndDelete(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in
@@ -82,7 +82,7 @@ struct ManyToManyTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func unsavedChangesCountWhenTheOtherSideLoadsLater(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in
@@ -116,7 +116,7 @@ struct ManyToManyTests {
 
 @Suite("Many-to-many predicates")
 struct ManyToManyPredicateTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func predicatesQueryThroughTheJoinTableFromEitherSide(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in

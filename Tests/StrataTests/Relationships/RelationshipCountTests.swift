@@ -8,7 +8,7 @@ struct RelationshipCountTests {
         error.detailedErrors.isEmpty ? [error] : error.detailedErrors
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func tooFewMembersFailTheSaveAndWriteNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: teamSchema)
         let context = stack.container.newContext()
@@ -24,7 +24,7 @@ struct RelationshipCountTests {
         #expect(try stack.container.perform { try $0.count(for: FetchRequest<Player>()) } == 0)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func tooManyMembersFailTheSaveForEachShapeAndWriteNothing(_ kind: StoreKind) async throws {
         let teams = try await TestStack(kind, schema: teamSchema)
         try teams.container.perform { context throws in
@@ -53,7 +53,7 @@ struct RelationshipCountTests {
         #expect(try boards.container.perform { try $0.count(for: FetchRequest<Pin>()) } == 4)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func removingMembersBelowTheMinimumThroughADeleteFailsTheSave(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: teamSchema)
         try stack.container.perform { context throws in

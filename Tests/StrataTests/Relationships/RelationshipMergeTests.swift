@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Merging relationship changes")
 struct RelationshipMergeTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aTagAddedInTheBackgroundShowsInTheViewContextsLoadedTags(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
@@ -35,7 +35,7 @@ struct RelationshipMergeTests {
         #expect(tag.articles.isEmpty)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     @MainActor
     func aReorderInTheBackgroundShowsInTheViewContext(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: playlistSchema)

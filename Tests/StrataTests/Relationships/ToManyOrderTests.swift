@@ -20,7 +20,7 @@ struct ToManyOrderTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func oneToManyOrderSurvivesSavesFreshContextsAndReopening(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: playlistSchema)
         try stack.container.perform { context throws in
@@ -53,7 +53,7 @@ struct ToManyOrderTests {
         #expect(orphans == ["c"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aMemberAddedFromItsToOneSideGoesLastWithoutLoadingTheList(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: playlistSchema)
         try stack.container.perform { context throws in
@@ -72,7 +72,7 @@ struct ToManyOrderTests {
         #expect(try storedTitles(stack.container) == ["z", "y", "x"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aMemberMovedToAnotherOwnerTakesItsPlaceThere(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: playlistSchema)
         try stack.container.perform { context throws in
@@ -93,7 +93,7 @@ struct ToManyOrderTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func manyToManyOrderIsKeptOnBothSidesAcrossAReopen(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: articleSchema)
         try stack.container.perform { context throws in

@@ -19,7 +19,7 @@ private let folderSchema = Schema(Folder.self, Album.self, Memo.self)
 
 @Suite("To-many relationships without an inverse")
 struct UnidirectionalToManyTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func membersKeepTheirOrderAndMayBelongToSeveralOwners(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: folderSchema)
         try stack.container.perform { context throws in
@@ -50,7 +50,7 @@ struct UnidirectionalToManyTests {
         try check(try await stack.reopened(schema: folderSchema))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aDeletedMemberLeavesEveryOwnerOnceTheDeletionIsSaved(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: folderSchema)
         let context = stack.container.newContext()
@@ -68,7 +68,7 @@ struct UnidirectionalToManyTests {
         #expect(fresh == ["kept"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deleteRulesApplyToMembers(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: folderSchema)
         try stack.container.perform { context throws in
@@ -88,7 +88,7 @@ struct UnidirectionalToManyTests {
         #expect(titles == ["note"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func anotherContextsChangesAreMerged(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: folderSchema)
         let viewer = stack.container.newContext()

@@ -43,7 +43,7 @@ struct AttributeRoundTripTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func changedValuesOfEveryTypeAreSavedAndFetched(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let id = try stack.container.perform { context throws in
@@ -73,7 +73,7 @@ struct AttributeRoundTripTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func codableValuesHoldingInfinitiesAndNaNRoundTrip(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         try stack.container.perform { context throws in

@@ -33,7 +33,7 @@ struct DateExactnessTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func datesSurviveTheStoreAPredicateAndASnapshotExactly(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: reminderSchema)
         let dates = awkwardDates()
@@ -55,7 +55,7 @@ struct DateExactnessTests {
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func batchRequestsAndHistoryKeepDatesExact(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind, schema: reminderSchema, recordsValueChanges: true)
         let dates = awkwardDates().prefix(50)

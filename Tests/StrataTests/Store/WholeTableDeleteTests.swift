@@ -22,7 +22,7 @@ struct WholeTableDeleteTests {
         try stack.container.perform { context in try context.count(for: FetchRequest<Memo>()) }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deletingEveryRowRecordsEachDeletionAndLeavesOtherEntities(_ kind: StoreKind) async throws {
         let stack = try await Self.memos(kind)
         let before = try stack.container.currentHistoryToken()
@@ -40,7 +40,7 @@ struct WholeTableDeleteTests {
         #expect(titles.contains(.text("memo 0")))
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aRowInsertedElsewhereSurvives(_ kind: StoreKind) async throws {
         let stack = try await Self.memos(kind)
         let mine = stack.container.newContext()
@@ -52,7 +52,7 @@ struct WholeTableDeleteTests {
         #expect(left == ["late"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aRowChangedElsewhereMakesTheSaveAConflictThatDeletesNothing(_ kind: StoreKind) async throws {
         let stack = try await Self.memos(kind)
         let mine = stack.container.newContext()
@@ -69,7 +69,7 @@ struct WholeTableDeleteTests {
         #expect(mine.deletedObjects.count == Self.count, "the context keeps its deletions")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func deletingEveryBookNullifiesTheirAuthorsToMany(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context in

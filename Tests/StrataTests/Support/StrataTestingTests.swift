@@ -15,7 +15,7 @@ struct StrataTestingTests {
         expectValidObjectGraph(context)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: testedStoreKinds)
     func aMergeIsAwaitedThroughTheContextsEvents(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let events = await MainActor.run { stack.container.viewContext.events }
@@ -30,6 +30,8 @@ struct StrataTestingTests {
         let events = stack.container.newContext().events
         let started = ContinuousClock.now
         #expect(try await events.first(within: .milliseconds(50)) == nil)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Generous: the suites run in parallel, and store tests that wait for a
+        // server on the cooperative threads can hold them for seconds at a time.
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 }
