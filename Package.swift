@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "strata",
             dependencies: [
-                "Strata",
+                "Strata", "StrataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

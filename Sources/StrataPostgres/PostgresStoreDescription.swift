@@ -101,3 +101,20 @@ public struct PostgresStoreDescription: Sendable, Hashable {
         return components.string ?? text
     }
 }
+
+extension PostgresStoreDescription {
+    /// Deletes the store this description names: its schema (namespace) and
+    /// every table in it. Nothing else in the database is touched.
+    ///
+    /// ```swift
+    /// try PostgresStoreDescription(url: "postgres://app@db/app?schema=scratch").destroyStore()
+    /// ```
+    public func destroyStore() throws(StrataError) {
+        let pool = try PostgresConnectionPool(description: self)
+        defer { pool.close() }
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute("DROP SCHEMA IF EXISTS \(quote(schemaName)) CASCADE")
+        }
+    }
+}
+

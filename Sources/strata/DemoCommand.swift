@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataPostgres
 
 /// `strata demo`: creates or reopens a store, imports sample data in the
 /// background and shows the view context receiving it.
@@ -15,7 +16,16 @@ struct DemoCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Delete the demo store first.")
     var fresh = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Run on PostgreSQL instead, as two servers sharing one database (or set STRATA_DEMO_POSTGRES).",
+        valueName: "postgres://user@host/database"))
+    var postgres: String?
+
     func run() async throws {
+        if let url = postgres ?? ProcessInfo.processInfo.environment["STRATA_DEMO_POSTGRES"] {
+            try await PostgresDemo(url: url, fresh: fresh).run()
+            return
+        }
         if let directory {
             PersistentContainer.defaultDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
         }
