@@ -293,6 +293,37 @@ struct PostgresLayout: Sendable {
         return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(Self.versionColumn)"
     }
 
+    /// The update of many rows at once: `rows` is a `VALUES` list of
+    /// `(pk, expected version, columns…)` tuples; returns `pk, _version`.
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, rows: String) -> String {
+        let entity = entities[entityIndex]
+        var names = ["pk", "expected"]
+        var assignments = ["\(Self.versionColumn) = t.\(Self.versionColumn) + 1"]
+        for column in columns {
+            let name = "c\(names.count)"
+            names.append(name)
+            assignments.append("\(entity.columns[column]) = v.\(name)")
+            if let folded = entity.foldedColumns[column] {
+                let twin = "c\(names.count)"
+                names.append(twin)
+                assignments.append("\(folded) = v.\(twin)")
+            }
+        }
+        let condition = "t.pk = v.pk" + (checkingVersion ? " AND t.\(Self.versionColumn) = v.expected" : "")
+        return "UPDATE \(entity.table) AS t SET \(assignments.joined(separator: ", ")) FROM (VALUES \(rows)) "
+            + "AS v(\(names.joined(separator: ", "))) WHERE \(condition) RETURNING t.pk, t.\(Self.versionColumn)"
+    }
+
+    /// The SQL type a value of an attribute is bound as.
+    static func bindType(_ type: AttributeType) -> String {
+        switch type {
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "bigint"
+        case .double, .float, .date: "double precision"
+        case .data: "bytea"
+        case .string, .url, .decimal, .codable, .uuid: "text"
+        }
+    }
+
     func updateValues(entityIndex: Int, columns: [Int], values: [StoredValue]) -> [StoredValue] {
         let entity = entities[entityIndex]
         var bound: [StoredValue] = []

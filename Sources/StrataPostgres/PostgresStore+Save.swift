@@ -111,29 +111,93 @@ extension PostgresStore {
 
     // MARK: Updates
 
+    /// Updates rows with one statement per entity and column set (a chunk of
+    /// rows joined to a `VALUES` list), in place of one statement per row.
     private func writeUpdates(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
-        for update in request.updates {
-            let entity = schema.entities[update.entityIndex]
+        guard !request.updates.isEmpty else { return }
+        struct Shape: Hashable {
+            var entityIndex: Int
+            var columns: [Int]
+            var versioned: Bool
+        }
+        var resolved: [[StoredValue]] = []
+        resolved.reserveCapacity(request.updates.count)
+        var groups: [Shape: [Int]] = [:]
+        var shapes: [Shape] = []
+        for (position, update) in request.updates.enumerated() {
             var values = update.values
             for reference in update.pendingReferences {
-                guard let position = update.columns.firstIndex(of: reference.column),
+                guard let column = update.columns.firstIndex(of: reference.column),
                       let key = result.assignedKeys[reference.temporaryKey] else { continue }
-                values[position] = .integer(key)
+                values[column] = .integer(key)
             }
-            let sql = layout.updateSQL(entityIndex: update.entityIndex, columns: update.columns, checkingVersion: update.expectedVersion != nil)
-            let arguments = [.integer(update.primaryKey)] + (update.expectedVersion.map { [.integer($0)] } ?? [])
-                + layout.updateValues(entityIndex: update.entityIndex, columns: update.columns, values: values)
-            guard let version = try integers(sql, arguments, in: session).first else {
-                let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
+            resolved.append(values)
+            let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: update.expectedVersion != nil)
+            if groups[shape] == nil { shapes.append(shape) }
+            groups[shape, default: []].append(position)
+        }
+        var versions: [RowKey: Int64] = [:]
+        for shape in shapes {
+            let positions = groups[shape]!
+            let types = columnTypes(entityIndex: shape.entityIndex, columns: shape.columns)
+            let width = types.count + 2
+            let perChunk = max(1, 30_000 / width)
+            for start in stride(from: 0, to: positions.count, by: perChunk) {
+                let chunk = positions[start..<min(start + perChunk, positions.count)]
+                var tuples: [String] = []
+                var arguments: [StoredValue] = []
+                arguments.reserveCapacity(chunk.count * width)
+                for position in chunk {
+                    let update = request.updates[position]
+                    let row = [StoredValue.integer(update.primaryKey), .integer(update.expectedVersion ?? 0)]
+                        + layout.updateValues(entityIndex: shape.entityIndex, columns: shape.columns, values: resolved[position])
+                    let first = arguments.count
+                    tuples.append("(" + zip(row.indices, ["bigint", "bigint"] + types)
+                        .map { "$\(first + $0 + 1)::\($1)" }.joined(separator: ", ") + ")")
+                    arguments += row
+                }
+                let sql = layout.updateSQL(entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned,
+                                           rows: tuples.joined(separator: ", "))
+                for row in try session.rows(sql, arguments) {
+                    var cells = row.makeIterator()
+                    guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                          let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+                    else { continue }
+                    versions[RowKey(shape.entityIndex, key)] = version
+                }
+            }
+        }
+        result.updatedVersions.reserveCapacity(request.updates.count)
+        for (update, values) in zip(request.updates, resolved) {
+            let entity = schema.entities[update.entityIndex]
+            let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
+            guard let version = versions[RowKey(update.entityIndex, update.primaryKey)] else {
                 throw StrataError(
                     .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
                     entityName: entity.name, objectIDs: [objectID])
             }
             result.updatedVersions.append(version)
             result.changes.updated.append(ChangeSet.Row(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
-                entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values, version: version))
+                objectID: objectID, entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values,
+                version: version))
         }
+    }
+
+    /// The SQL types of the values an update binds for `columns` (each
+    /// column, then its folded twin where it has one).
+    private func columnTypes(entityIndex: Int, columns: [Int]) -> [String] {
+        let entity = schema.entities[entityIndex]
+        var types: [String] = []
+        for column in columns {
+            let ordinal = entity.columnOrdinals[column]
+            if let attribute = entity.attribute(at: ordinal) {
+                types.append(PostgresLayout.bindType(attribute.type))
+                if attribute.type == .string { types.append("text") }
+            } else {
+                types.append("bigint")
+            }
+        }
+        return types
     }
 
     // MARK: Deletes
