@@ -22,12 +22,15 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-kit", exact: "1.57.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver", exact: "4.9.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .executableTarget(
             name: "strata-benchmarks",
             dependencies: [
                 .product(name: "StrataCore", package: strataIdentity),
+                .product(name: "StrataPostgres", package: strataIdentity),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "FluentKit", package: "fluent-kit"),

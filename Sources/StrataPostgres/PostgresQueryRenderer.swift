@@ -234,7 +234,10 @@ struct PostgresQueryRenderer {
     mutating func order(_ sort: [SortTerm]) throws(StrataError) -> [String] {
         var terms: [String] = []
         for term in sort {
-            let direction = term.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST"
+            // A column that cannot be NULL needs no NULLS clause, and without
+            // one an ordinary index serves the order.
+            let direction = isNeverNull(term.value) ? (term.ascending ? "ASC" : "DESC")
+                : (term.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")
             switch term.collation {
             case .folded?:
                 terms.append("\(try folded(term.value)) \(direction)")
@@ -246,6 +249,24 @@ struct PostgresQueryRenderer {
             }
         }
         return terms
+    }
+}
+
+extension PostgresQueryRenderer {
+    /// Whether a value is a required attribute or the key of a row in scope.
+    func isNeverNull(_ value: StoreExpression) -> Bool {
+        switch value {
+        case .key(let object), .transformed(.key(let object), _):
+            if case .variable = object.source { return true }
+            return false
+        case .property(let object, let ordinal), .transformed(.property(let object, let ordinal), _):
+            guard case .variable = object.source, let attribute = schema.entities[object.entityIndex].attribute(at: ordinal) else {
+                return false
+            }
+            return !attribute.isOptional
+        default:
+            return false
+        }
     }
 }
 

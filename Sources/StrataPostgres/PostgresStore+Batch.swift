@@ -17,7 +17,7 @@ extension PostgresStore {
             var previous = PreviousValues()
             try body(session, &result, &previous)
             result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
-            try announce(result.changes.historyToken, in: session)
+            if result.changes.historyToken == nil { try announce(nil, in: session) }
             return result
         }
         didCommit(result.changes)
@@ -50,9 +50,9 @@ extension PostgresStore {
                 try session.execute("""
                     UPDATE \(table) AS t SET \(owner.position) = n.position FROM (
                         SELECT m.pk, COALESCE((SELECT MAX(x.\(owner.position)) FROM \(table) AS x
-                            WHERE x.\(column) = m.\(column) AND NOT x.pk = ANY($1::bigint[])), -1)
+                            WHERE x.\(column) = m.\(column) AND NOT x.pk IN (SELECT unnest($1::bigint[]))), -1)
                             + ROW_NUMBER() OVER (PARTITION BY m.\(column) ORDER BY m.pk) AS position
-                        FROM \(table) AS m WHERE m.pk = ANY($1::bigint[]) AND m.\(column) IS NOT NULL) AS n
+                        FROM \(table) AS m WHERE m.pk IN (SELECT unnest($1::bigint[])) AND m.\(column) IS NOT NULL) AS n
                     WHERE t.pk = n.pk
                     """, [keys])
                 var seen = Set<Int64>()

@@ -34,7 +34,7 @@ extension PostgresStore {
                 try session.execute(sql, condition?.arguments ?? [.integer(Int64(entityIndex))])
             case .keys(let keys):
                 try session.execute(
-                    "INSERT INTO \(Self.doomedTable) (entity, pk) SELECT $1, pk FROM \(table) WHERE pk = ANY($2::bigint[]) ON CONFLICT DO NOTHING",
+                    "INSERT INTO \(Self.doomedTable) (entity, pk) SELECT $1, pk FROM \(table) WHERE pk IN (SELECT unnest($2::bigint[])) ON CONFLICT DO NOTHING",
                     [.integer(Int64(entityIndex)), PostgresSession.keyArray(keys)])
             }
             result.primaryKeys = try doomedKeys(of: entityIndex, in: session)

@@ -10,10 +10,14 @@ struct PostgresSaveCheck {
 extension PostgresStore {
     /// The checks the SQLite store makes, made under the write lock so that
     /// no other server's save can slip in before this one writes.
-    func checkBeforeWriting(_ request: SaveRequest, in session: PostgresSession) throws(StrataError) -> PostgresSaveCheck {
+    /// Versions are read only when `versions` is set, or when a unique key is
+    /// taken (the conflict report then lists both).
+    func checkBeforeWriting(_ request: SaveRequest, versions: Bool, in session: PostgresSession) throws(StrataError) -> PostgresSaveCheck {
         var check = PostgresSaveCheck()
         check.conflicts.uniqueness = try uniquenessViolations(request, deletesFirst: &check.deletesFirst, in: session)
-        check.conflicts.rows = try versionConflicts(request, in: session)
+        if versions || !check.conflicts.uniqueness.isEmpty {
+            check.conflicts.rows = try versionConflicts(request, in: session)
+        }
         return check
     }
 
@@ -34,7 +38,7 @@ extension PostgresStore {
             var stale: [Int64] = []
             var found: Set<Int64> = []
             for row in try session.rows(
-                "SELECT pk, \(PostgresLayout.versionColumn) FROM \(entity.table) WHERE pk = ANY($1::bigint[])",
+                "SELECT pk, \(PostgresLayout.versionColumn) FROM \(entity.table) WHERE pk IN (SELECT unnest($1::bigint[]))",
                 [PostgresSession.keyArray(keys)]) {
                 var cells = row.makeIterator()
                 guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),

@@ -52,13 +52,14 @@ extension PostgresStore {
     /// Records a commit's transaction and changes; returns its token.
     func recordHistory(of changes: ChangeSet, previous: PreviousValues, in session: PostgresSession) throws(StrataError) -> HistoryToken? {
         guard options.historyTracking, !changes.isEmpty else { return nil }
+        // The commit's NOTIFY goes with the same statement (delivered on commit).
         guard let number = try integers("""
             INSERT INTO \(layout.transactionTable) (timestamp, author, context_name, process_id, origin)
-            VALUES ($1, $2, $3, $4, $5) RETURNING id
+            VALUES ($1, $2, $3, $4, $5) RETURNING id, pg_notify($6, id || ' ' || $5)
             """, [
                 .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
                 changes.contextName.map(StoredValue.text) ?? .null, .integer(Int64(ProcessInfo.processInfo.processIdentifier)),
-                .text(originIdentifier.uuidString),
+                .text(originIdentifier.uuidString), .text(layout.channel),
             ], in: session).first else {
             throw StrataError(.postgres, "PostgreSQL did not number a history transaction")
         }

@@ -153,7 +153,7 @@ extension PostgresStore {
         let entity = layout.entities[entityIndex]
         try readRows(
             entityIndex: entityIndex,
-            sql: "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.pk = ANY($1::bigint[]) ORDER BY t0.pk",
+            sql: "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.pk IN (SELECT unnest($1::bigint[])) ORDER BY t0.pk",
             arguments: [PostgresSession.keyArray(primaryKeys)], in: session, body)
     }
 
@@ -191,7 +191,7 @@ extension PostgresStore {
         case .foreignKey(let destinationIndex, let foreignKey, let position)?:
             let destination = layout.entities[destinationIndex]
             let sql = many
-                ? "SELECT \(destination.selectList), t0.\(foreignKey) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) = ANY($1::bigint[]) "
+                ? "SELECT \(destination.selectList), t0.\(foreignKey) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) IN (SELECT unnest($1::bigint[])) "
                     + "ORDER BY t0.\(foreignKey), t0.\(position) NULLS FIRST, t0.pk"
                 : "SELECT \(destination.selectList) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) = $1 "
                     + "ORDER BY t0.\(position) NULLS FIRST, t0.pk"
@@ -200,7 +200,7 @@ extension PostgresStore {
             let destination = layout.entities[destinationIndex]
             let from = "\(join.table) AS j JOIN \(destination.table) AS t0 ON t0.pk = j.\(join.member)"
             let sql = many
-                ? "SELECT \(destination.selectList), j.\(join.owner) FROM \(from) WHERE j.\(join.owner) = ANY($1::bigint[]) "
+                ? "SELECT \(destination.selectList), j.\(join.owner) FROM \(from) WHERE j.\(join.owner) IN (SELECT unnest($1::bigint[])) "
                     + "ORDER BY j.\(join.owner), j.\(join.ownerPosition), j.\(join.member)"
                 : "SELECT \(destination.selectList) FROM \(from) WHERE j.\(join.owner) = $1 ORDER BY j.\(join.ownerPosition), j.\(join.member)"
             return (sql, destinationIndex)

@@ -3,36 +3,57 @@ import StrataCore
 
 extension PostgresStore {
     /// Writes a context's changes as one transaction under the namespace's
-    /// write lock: conflicts are checked first (nothing is written when there
-    /// are any), then deletions that free a unique key, inserts, updates,
-    /// to-many order, the other deletions, metadata and history, as in the
-    /// SQLite store. The commit is announced with `NOTIFY`.
+    /// write lock, as the SQLite store does: deletions that free a unique key,
+    /// inserts, updates, to-many order, the other deletions, metadata and
+    /// history. The commit is announced with `NOTIFY`.
+    ///
+    /// Versions are checked by the writes themselves (`… AND _version = …`);
+    /// only when one misses does the transaction roll back and the save run
+    /// again, reading every expected row first to report all conflicts (with
+    /// nothing written).
     func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
-        let result = try write { session throws(StrataError) -> SaveResult in
-            let check = try checkBeforeWriting(request, in: session)
-            if !check.conflicts.isEmpty {
-                return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: check.conflicts)
-            }
-            let previous = try capturePreviousValues(for: request, in: session)
-            var changes = ChangeSet(storeIdentifier: identifier)
-            changes.author = request.author
-            changes.contextName = request.contextName
-            changes.originToken = origin
-            var result = SaveResult(changes: changes)
-            let first = request.deletes.filter { check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
-            let rest = request.deletes.filter { !check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
-            try deleteRows(first, into: &result, in: session)
-            try writeInserts(request, into: &result, in: session)
-            try writeUpdates(request, into: &result, in: session)
-            try writeRelationships(request, into: &result, in: session)
-            try deleteRows(rest, into: &result, in: session)
-            if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: session) }
-            result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
-            try announce(result.changes.historyToken, in: session)
-            return result
+        let result: SaveResult
+        do {
+            result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: false, in: session) }
+        } catch where error.code == Self.versionMismatch {
+            result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: true, in: session) }
         }
         if result.conflicts.isEmpty { didCommit(result.changes) }
         return result
+    }
+
+    /// Thrown inside a first attempt whose write found a row at another
+    /// version: the transaction rolls back and the save runs again, checking first.
+    private static let versionMismatch = StrataError.Code(rawValue: "postgresVersionMismatch")
+
+    private func attempt(
+        _ request: SaveRequest, origin: ObjectIdentifier?, checkFirst: Bool, in session: PostgresSession
+    ) throws(StrataError) -> SaveResult {
+        let check = try checkBeforeWriting(request, versions: checkFirst, in: session)
+        if !check.conflicts.isEmpty {
+            return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: check.conflicts)
+        }
+        let previous = try capturePreviousValues(for: request, in: session)
+        var changes = ChangeSet(storeIdentifier: identifier)
+        changes.author = request.author
+        changes.contextName = request.contextName
+        changes.originToken = origin
+        var result = SaveResult(changes: changes)
+        let first = request.deletes.filter { check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+        let rest = request.deletes.filter { !check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+        try deleteRows(first, checked: checkFirst, into: &result, in: session)
+        try writeInserts(request, into: &result, in: session)
+        try writeUpdates(request, checked: checkFirst, into: &result, in: session)
+        try writeRelationships(request, into: &result, in: session)
+        try deleteRows(rest, checked: checkFirst, into: &result, in: session)
+        if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: session) }
+        result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
+        if result.changes.historyToken == nil { try announce(nil, in: session) }
+        return result
+    }
+
+    private func mismatch() -> StrataError {
+        StrataError(Self.versionMismatch, "A row changed since it was read; the save runs again with its checks")
     }
 
     // MARK: Inserts
@@ -113,7 +134,9 @@ extension PostgresStore {
 
     /// Updates rows with one statement per entity and column set (a chunk of
     /// rows joined to a `VALUES` list), in place of one statement per row.
-    private func writeUpdates(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+    private func writeUpdates(
+        _ request: SaveRequest, checked: Bool, into result: inout SaveResult, in session: PostgresSession
+    ) throws(StrataError) {
         guard !request.updates.isEmpty else { return }
         struct Shape: Hashable {
             var entityIndex: Int
@@ -172,6 +195,7 @@ extension PostgresStore {
             let entity = schema.entities[update.entityIndex]
             let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
             guard let version = versions[RowKey(update.entityIndex, update.primaryKey)] else {
+                if !checked, update.expectedVersion != nil { throw mismatch() }
                 throw StrataError(
                     .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
                     entityName: entity.name, objectIDs: [objectID])
@@ -203,14 +227,29 @@ extension PostgresStore {
     // MARK: Deletes
 
     /// Deletes rows by entity, in primary-key order, and records them.
-    private func deleteRows(_ deletes: [RowDelete], into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
+    private func deleteRows(
+        _ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in session: PostgresSession
+    ) throws(StrataError) {
         guard !deletes.isEmpty else { return }
-        var byEntity: [Int: [Int64]] = [:]
-        for delete in deletes { byEntity[delete.entityIndex, default: []].append(delete.primaryKey) }
-        for (entityIndex, keys) in byEntity.sorted(by: { $0.key < $1.key }) {
-            let sorted = keys.sorted()
-            try session.execute(
-                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk = ANY($1::bigint[])", [PostgresSession.keyArray(sorted)])
+        var byEntity: [Int: [Int64: Int64?]] = [:]
+        for delete in deletes { byEntity[delete.entityIndex, default: [:]][delete.primaryKey] = delete.expectedVersion }
+        for (entityIndex, expected) in byEntity.sorted(by: { $0.key < $1.key }) {
+            let sorted = expected.keys.sorted()
+            let rows = try session.rows(
+                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk IN (SELECT unnest($1::bigint[])) RETURNING pk, _version",
+                [PostgresSession.keyArray(sorted)])
+            if !checked {
+                var found = 0
+                for row in rows {
+                    var cells = row.makeIterator()
+                    guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                          let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+                    else { continue }
+                    found += 1
+                    if let wanted = expected[key] ?? nil, wanted != version { throw mismatch() }
+                }
+                if found != sorted.count, expected.values.contains(where: { $0 != nil }) { throw mismatch() }
+            }
             let entity = schema.entities[entityIndex]
             for key in sorted {
                 result.changes.deleted.append(ChangeSet.Row(
@@ -266,7 +305,7 @@ extension PostgresStore {
                 let removed = stored.subtracting(kept).sorted()
                 if !removed.isEmpty {
                     try session.execute(
-                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) = ANY($2::bigint[])",
+                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) IN (SELECT unnest($2::bigint[]))",
                         [.integer(owner), PostgresSession.keyArray(removed)])
                     for member in removed { record(destinationIndex, inverseOrdinal, member) }
                 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One library under test, open over one database file.
 ///
 /// A case creates a fresh file with ``create(at:rows:)`` (untimed), opens it,
@@ -44,10 +46,15 @@ enum Libraries {
         [
             RawLibrary.self, GRDBRowLibrary.self, GRDBRecordLibrary.self, GRDBCodableLibrary.self, FluentLibrary.self,
             StrataLibrary.self, StrataMemoryLibrary.self,
-        ]
+        ] + (ProcessInfo.processInfo.environment["STRATA_BENCH_POSTGRES"] == nil ? [] : postgres)
+    }
+
+    /// The PostgreSQL libraries: run when `STRATA_BENCH_POSTGRES` names a server.
+    static var postgres: [any BenchLibrary.Type] {
+        [PostgresRawLibrary.self, StrataPostgresLibrary.self]
     }
 
     static func named(_ name: String) -> (any BenchLibrary.Type)? {
-        all.first { $0.name == name }
+        (all + postgres).first { $0.name == name }
     }
 }
