@@ -19,6 +19,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case partial = "partial"
     case grouped = "grouped"
     case controller = "controller"
+    case notify = "notify"
 
     /// The case number.
     var number: Int {
@@ -40,6 +41,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .partial: 15
         case .grouped: 16
         case .controller: 17
+        case .notify: 18
         }
     }
 

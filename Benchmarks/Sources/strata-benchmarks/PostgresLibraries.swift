@@ -81,7 +81,7 @@ final class PostgresRawLibrary: BenchLibrary {
         table = "\"\(BenchPostgres.schemaName(for: path))\".item"
     }
 
-    private static func connect(_ path: String) async throws -> PostgresConnection {
+    static func connect(_ path: String) async throws -> PostgresConnection {
         try await PostgresConnection.connect(configuration: configuration(path), id: 1, logger: logger)
     }
 

@@ -32,6 +32,7 @@ final class Runner {
         case .partial: try await partial()
         case .grouped: try await grouped()
         case .controller: try await controller()
+        case .notify: try await notify()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }
     }
