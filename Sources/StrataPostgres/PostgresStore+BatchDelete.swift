@@ -111,14 +111,7 @@ extension PostgresStore {
             survivorsSQL(edge, columns: "t.pk") + " ORDER BY t.pk LIMIT 100",
             [.integer(Int64(edge.parentIndex)), .integer(Int64(edge.childIndex))], in: session)
         guard !blockers.isEmpty else { return }
-        let parent = schema.entities[edge.parentIndex]
-        let child = schema.entities[edge.childIndex]
-        let rule = edge.inverseOrdinal >= 0 ? parent.properties[edge.inverseOrdinal].name : child.properties[edge.ordinal].name
-        throw StrataError(
-            .validation,
-            "\(parent.name).\(rule) denies deleting a \(parent.name) that still has \(child.name) objects; nothing was deleted",
-            entityName: parent.name, propertyName: rule,
-            objectIDs: blockers.map { ObjectID(entityName: child.name, storeIdentifier: identifier, primaryKey: $0) })
+        throw edge.denial(blockers: blockers, in: schema, storeIdentifier: identifier)
     }
 
     /// Owners that stay but lose members: their to-many relationships change.

@@ -112,23 +112,6 @@ extension PostgresStore {
         }
     }
 
-    private func checkHistoryIsTracked() throws(StrataError) {
-        guard options.historyTracking else {
-            throw StrataError(
-                .historyTrackingDisabled,
-                "History tracking is off for this store; set historyTracking on its StoreDescription before loading")
-        }
-    }
-
-    private func check(_ token: HistoryToken) throws(StrataError) {
-        guard token.storeIdentifier == identifier else {
-            throw StrataError(
-                .invalidHistoryToken,
-                "The history token belongs to store \(token.storeIdentifier), not to this store (\(identifier)); "
-                    + "tokens are only meaningful for the store that issued them")
-        }
-    }
-
     private func prunedThrough(in session: PostgresSession?) throws(StrataError) -> Int64 {
         let sql = "SELECT value::bigint FROM \(layout.metadataTable) WHERE key = $1"
         return try integers(sql, [.text(Self.prunedThroughKey)], in: session).first ?? 0

@@ -68,8 +68,8 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
                 try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
                 try session.execute("CREATE SCHEMA IF NOT EXISTS \(quote(layout.namespace))")
             }
-            let exists = try session.rows("SELECT to_regclass($1) IS NOT NULL", [.text(layout.metadataTable)])
-            if try exists.first.map({ row throws(StrataError) in try PostgresSession.value(row.first!) }) == .integer(1) {
+            let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(layout.metadataTable)])
+            if let cell = exists.first?.first, try PostgresSession.integer(cell) == 1 {
                 return try check(layout: layout, schema: schema, in: session)
             }
             guard !readOnly else {

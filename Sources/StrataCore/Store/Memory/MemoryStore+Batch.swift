@@ -156,13 +156,7 @@ extension MemoryStore {
             for edge in edges where edge.rule == .deny && doomed[edge.parentIndex] != nil {
                 let blockers = survivors(of: edge, doomed: doomed, in: database)
                 guard !blockers.isEmpty else { continue }
-                let parent = schema.entities[edge.parentIndex], child = schema.entities[edge.childIndex]
-                let rule = edge.inverseOrdinal >= 0 ? parent.properties[edge.inverseOrdinal].name : child.properties[edge.ordinal].name
-                throw StrataError(
-                    .validation,
-                    "\(parent.name).\(rule) denies deleting a \(parent.name) that still has \(child.name) objects; nothing was deleted",
-                    entityName: parent.name, propertyName: rule,
-                    objectIDs: blockers.prefix(100).map { ObjectID(entityName: child.name, storeIdentifier: identifier, primaryKey: $0) })
+                throw edge.denial(blockers: Array(blockers), in: schema, storeIdentifier: identifier)
             }
             result.changes.toManyChanges = survivingOwners(doomed: doomed, in: database)
             for doomedEntity in doomed.keys.sorted() {

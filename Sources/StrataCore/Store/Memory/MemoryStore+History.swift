@@ -115,20 +115,4 @@ extension MemoryStore {
         }
     }
 
-    private func checkHistoryIsTracked() throws(StrataError) {
-        guard options.historyTracking else {
-            throw StrataError(
-                .historyTrackingDisabled,
-                "History tracking is off for this store; set historyTracking on its StoreDescription before loading")
-        }
-    }
-
-    private func check(_ token: HistoryToken) throws(StrataError) {
-        guard token.storeIdentifier == identifier else {
-            throw StrataError(
-                .invalidHistoryToken,
-                "The history token belongs to store \(token.storeIdentifier), not to this store (\(identifier)); "
-                    + "tokens are only meaningful for the store that issued them")
-        }
-    }
 }

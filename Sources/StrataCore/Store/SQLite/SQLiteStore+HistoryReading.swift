@@ -60,23 +60,6 @@ extension SQLiteStore {
         }
     }
 
-    private func checkHistoryIsTracked() throws(StrataError) {
-        guard options.historyTracking else {
-            throw StrataError(
-                .historyTrackingDisabled,
-                "History tracking is off for this store; set historyTracking on its StoreDescription before loading")
-        }
-    }
-
-    private func check(_ token: HistoryToken) throws(StrataError) {
-        guard token.storeIdentifier == identifier else {
-            throw StrataError(
-                .invalidHistoryToken,
-                "The history token belongs to store \(token.storeIdentifier), not to this store (\(identifier)); "
-                    + "tokens are only meaningful for the store that issued them")
-        }
-    }
-
     /// The highest transaction number pruned so far (0 when none).
     static func prunedThrough(_ db: Database) throws -> Int64 {
         try String.fetchOne(db, sql: HistoryLayout.prunedThroughSQL).flatMap { Int64($0) } ?? 0
