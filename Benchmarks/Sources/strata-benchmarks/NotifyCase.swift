@@ -32,11 +32,22 @@ extension Runner {
 
 extension PostgresRawLibrary {
     static func notifyLatencies(path: String, samples: Int) async throws -> [Double] {
-        let logger = Logger(label: "bench.notify")
         let table = "\"\(BenchPostgres.schemaName(for: path))\".item"
         let listener = try await PostgresRawLibrary.connect(path)
         let writer = try await PostgresRawLibrary.connect(path)
-        let notifications = try await listener.listen("bench_notify")
+        let latencies = try await listener.listen(on: "bench_notify") { notifications in
+            try await measureNotifications(notifications, writer: writer, listener: listener, table: table, samples: samples)
+        }
+        try await writer.close()
+        try await listener.close()
+        return latencies
+    }
+
+    private static func measureNotifications(
+        _ notifications: PostgresNotificationSequence, writer: PostgresConnection, listener: PostgresConnection,
+        table: String, samples: Int
+    ) async throws -> [Double] {
+        let logger = Logger(label: "bench.notify")
         var iterator = notifications.makeAsyncIterator()
         var latencies: [Double] = []
         for sample in 1...samples {
@@ -54,8 +65,6 @@ extension PostgresRawLibrary {
             }
             latencies.append(elapsed.milliseconds)
         }
-        try await writer.close()
-        try await listener.close()
         return latencies
     }
 }

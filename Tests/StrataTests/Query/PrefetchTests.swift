@@ -120,6 +120,24 @@ struct PrefetchTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func aPrefetchOfSomeOwnersLoadsTheirMembersOnly(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: bookcaseSchema)
+        try stack.container.perform { context in try Self.fill(context) }
+        // Owners close together (shelves 3, 4 and 6 of 30) and far apart (0 and 29).
+        for names in [["shelf 3", "shelf 4", "shelf 6"], ["shelf 0", "shelf 29"]] {
+            let context = stack.container.newContext()
+            var request = FetchRequest<Bookcase>(predicate: #Predicate { names.contains($0.name) }, sortBy: [SortDescriptor(\.name)])
+            request.relationshipKeyPathsForPrefetching = [\.volumes]
+            let shelves = try context.fetch(request)
+            #expect(shelves.map(\.name) == names)
+            let prefix = names.map { $0.dropFirst("shelf ".count) }
+            #expect(shelves.map { $0.volumes.map(\.title) } == prefix.map { shelf in (0..<5).map { "\(shelf).\($0)" } })
+            let volumes = context.registeredObjects.filter { $0 is Tome }
+            #expect(volumes.count == 5 * names.count, "no other shelf's volumes are made")
+        }
+    }
+
+    @Test(arguments: testedStoreKinds)
     func aChildPrefetchesThroughItsParent(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: bookcaseSchema)
         try stack.container.perform { context in try Self.fill(context) }

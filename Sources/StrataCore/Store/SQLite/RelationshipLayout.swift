@@ -42,20 +42,39 @@ package struct RelationshipLayout: Sendable {
         /// by its owner's key, by owner and then in each owner's stored order;
         /// the owners' keys are the arguments.
         package func loadSQL(owners count: Int) -> String {
-            let (head, tail) = switch self {
-            case .foreignKey(let storage): storage.ownersLoadSQL
-            case .joinTable(let storage): storage.ownersLoadSQL
-            }
-            return head + String(repeating: "?, ", count: count - 1) + "?" + tail
+            let query = ownersQuery
+            return query.head + " IN (" + String(repeating: "?, ", count: count - 1) + "?)" + query.order
         }
+
+        /// As ``loadSQL(owners:)``, for the owners whose keys lie between `?1`
+        /// and `?2` (inclusive): one range read of the index.
+        package var rangeLoadSQL: String {
+            let query = ownersQuery
+            return query.head + " BETWEEN ?1 AND ?2" + query.order
+        }
+
+        private var ownersQuery: OwnersQuery {
+            switch self {
+            case .foreignKey(let storage): storage.ownersQuery
+            case .joinTable(let storage): storage.ownersQuery
+            }
+        }
+    }
+
+    /// The read of several owners' members, around the test of the owner's key.
+    package struct OwnersQuery: Sendable {
+        /// `SELECT …, owner FROM … WHERE owner`
+        package let head: String
+        /// ` ORDER BY owner, position, …`
+        package let order: String
     }
 
     /// A one-to-many relationship: the destination's foreign key and position column.
     package struct OrderedForeignKey: Sendable {
         package let destinationIndex: Int
         package let loadSQL: String
-        /// ``ToMany/loadSQL(owners:)`` around its placeholders.
-        package let ownersLoadSQL: (String, String)
+        /// ``ToMany/loadSQL(owners:)`` and ``ToMany/rangeLoadSQL`` around their test of the owner.
+        package let ownersQuery: OwnersQuery
         /// `UPDATE … SET position = ?1 WHERE pk = ?2`, skipping rows already in place.
         package let setPositionSQL: String
         /// Puts row `?2` after the other rows of owner `?1`.
@@ -68,8 +87,8 @@ package struct RelationshipLayout: Sendable {
         /// The inverse relationship's ordinal on the destination entity (-1: none).
         package let inverseOrdinal: Int
         package let loadSQL: String
-        /// ``ToMany/loadSQL(owners:)`` around its placeholders.
-        package let ownersLoadSQL: (String, String)
+        /// ``ToMany/loadSQL(owners:)`` and ``ToMany/rangeLoadSQL`` around their test of the owner.
+        package let ownersQuery: OwnersQuery
         /// The member keys of owner `?1`.
         package let membersSQL: String
         /// Adds pair (`?1` owner, `?2` member) at owner position `?3`; a new pair
@@ -149,9 +168,9 @@ package struct RelationshipLayout: Sendable {
                     toMany[entity.index][ordinal] = .foreignKey(OrderedForeignKey(
                         destinationIndex: destinationIndex,
                         loadSQL: "SELECT \(selectList) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey) = ? ORDER BY t0.\(position), t0.pk",
-                        ownersLoadSQL: (
-                            "SELECT \(selectList), t0.\(foreignKey) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey) IN (",
-                            ") ORDER BY t0.\(foreignKey), t0.\(position), t0.pk"),
+                        ownersQuery: OwnersQuery(
+                            head: "SELECT \(selectList), t0.\(foreignKey) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey)",
+                            order: " ORDER BY t0.\(foreignKey), t0.\(position), t0.pk"),
                         setPositionSQL: "UPDATE \(destinationTable) SET \(position) = ?1 WHERE pk = ?2 AND \(position) IS NOT ?1",
                         appendSQL: """
                             UPDATE \(destinationTable) SET \(position) = (SELECT COALESCE(MAX(\(position)) + 1, 0) \
@@ -170,9 +189,9 @@ package struct RelationshipLayout: Sendable {
                         SELECT \(selectList) FROM \(table) AS j JOIN \(destinationTable) AS t0 ON t0.pk = j.\(member) \
                         WHERE j.\(owner) = ? ORDER BY j.\(ownerPosition), j.\(member)
                         """,
-                    ownersLoadSQL: (
-                        "SELECT \(selectList), j.\(owner) FROM \(table) AS j JOIN \(destinationTable) AS t0 ON t0.pk = j.\(member) WHERE j.\(owner) IN (",
-                        ") ORDER BY j.\(owner), j.\(ownerPosition), j.\(member)"),
+                    ownersQuery: OwnersQuery(
+                        head: "SELECT \(selectList), j.\(owner) FROM \(table) AS j JOIN \(destinationTable) AS t0 ON t0.pk = j.\(member) WHERE j.\(owner)",
+                        order: " ORDER BY j.\(owner), j.\(ownerPosition), j.\(member)"),
                     membersSQL: "SELECT \(member) FROM \(table) WHERE \(owner) = ?",
                     upsertSQL: """
                         INSERT INTO \(table) (\(owner), \(member), \(ownerPosition), \(memberPosition)) \

@@ -192,6 +192,27 @@ extension SQLiteStore {
         let destination = storage.destinationIndex
         // The owner's key follows the destination's select list: pk, version, then its columns.
         let ownerColumn = Int32(2 + layout.entities[destination].decodePlan.columnOrdinals.count)
+        // Keys that fill most of their range (a fetch's results, typically) are
+        // read as one range of the index, skipping the owners not asked for.
+        if let low = owners.min(), let high = owners.max(),
+           case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 2 * Int64(owners.count) {
+            // Distinct keys as many as the range holds are the whole range.
+            let wanted: Set<Int64>? = span + 1 == Int64(owners.count) ? nil : Set(owners)
+            do {
+                try writer.read { db in
+                    let statement = RawStatement(try db.cachedStatement(sql: storage.rangeLoadSQL), in: db)
+                    statement.reset()
+                    statement.bind([.integer(low), .integer(high)])
+                    try forEachRow(of: statement, entityIndex: destination, in: db) { row in
+                        let owner = statement.int64(at: ownerColumn)
+                        if wanted?.contains(owner) ?? true { try body(owner, row) }
+                    }
+                }
+            } catch {
+                throw Self.translate(error)
+            }
+            return
+        }
         do {
             try writer.read { db in
                 for chunk in stride(from: 0, to: owners.count, by: Self.keyChunkSize) {
