@@ -77,6 +77,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings),
+        // Example programs, built with everything else: `swift run notes-example`, `swift run importer-example`.
+        .executableTarget(
+            name: "notes-example",
+            dependencies: ["Strata"],
+            path: "Examples/Notes",
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "importer-example",
+            dependencies: ["Strata"],
+            path: "Examples/Importer",
+            swiftSettings: strictSettings),
         // Models shared by the tests and the writer process they start.
         .target(
             name: "StrataTestModels",
@@ -103,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "strata-test-writer",
+                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "strata-test-writer", "strata",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings),

@@ -12,7 +12,9 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var options: StoreFileOptions
 
     func run() throws {
-        let check = try options.read { url throws(StrataError) in try StoreCheck(url: url) }
+        let bar = ProgressBar(label: "checking")
+        let check = try options.read { url throws(StrataError) in try StoreCheck(url: url, progress: bar.update) }
+        bar.finish()
         if options.json {
             try options.printJSON(check)
         } else if check.problems.isEmpty {

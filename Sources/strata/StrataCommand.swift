@@ -6,7 +6,10 @@ struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Strata: a Core Data-style object graph and persistence stack for Swift.",
-        subcommands: [DemoCommand.self, InspectCommand.self, CheckCommand.self, HistoryCommand.self])
+        subcommands: [
+            DemoCommand.self, InspectCommand.self, FetchCommand.self, HistoryCommand.self, CheckCommand.self,
+            ExportCommand.self, ImportCommand.self, MigrateCommand.self,
+        ])
 
     func run() async throws {
         throw CleanExit.helpRequest(self)

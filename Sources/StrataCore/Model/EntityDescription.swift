@@ -50,7 +50,7 @@ public final class EntityDescription: @unchecked Sendable {
     init(
         name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
         uniquenessConstraints: [[String]], indexes: [[String]], modelType: any PersistentModel.Type,
-        index: Int, destinationIndexByOrdinal: [Int], inverseOrdinalByOrdinal: [Int]
+        index: Int, destinationIndexByOrdinal: [Int], inverseOrdinalByOrdinal: [Int], defaultValues: [StoredValue?]? = nil
     ) {
         self.name = name
         self.properties = properties
@@ -69,7 +69,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
         self.ordinalByKeyPath = Dictionary(metadata.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { a, _ in a })
         self.valueCheck = StoredValueCheck(properties: properties, metadata: metadata)
-        self.defaultValues = properties.indices.map { $0 < metadata.count ? metadata[$0].defaultValue : nil }
+        self.defaultValues = defaultValues ?? properties.indices.map { $0 < metadata.count ? metadata[$0].defaultValue : nil }
         self.valueReaders = properties.indices.map { $0 < metadata.count ? metadata[$0].valueReader : nil }
         self.destinationIndexByOrdinal = destinationIndexByOrdinal
         self.inverseOrdinalByOrdinal = inverseOrdinalByOrdinal

@@ -32,15 +32,20 @@ public final class Schema: Sendable {
     }
 
     /// Builds a schema of a given version from an array of model types.
-    public init(_ types: [any PersistentModel.Type], version: Version?) {
-        self.version = version
+    public convenience init(_ types: [any PersistentModel.Type], version: Version?) {
         var builder = SchemaBuilder(types: types)
         let built = builder.build()
-        entities = built.entities
-        problems = built.problems
-        entityIndexByName = Dictionary(built.entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
+        self.init(entities: built.entities, problems: built.problems, version: version)
+    }
+
+    /// A schema of entities built elsewhere (from model types, or from what a store records).
+    package init(entities: [EntityDescription], problems: [StrataError], version: Version?) {
+        self.version = version
+        self.entities = entities
+        self.problems = problems
+        entityIndexByName = Dictionary(entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         entityIndexByType = Dictionary(
-            built.entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })
+            entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Throws the schema's problems as one ``StrataError`` (code `.invalidSchema`).

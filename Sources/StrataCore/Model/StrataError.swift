@@ -43,6 +43,8 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// A stored value could not be converted to the model's type.
         public static let valueConversion = Code(rawValue: "valueConversion")
+        /// An import was refused: a malformed export, or a store that already has rows.
+        public static let importFailed = Code(rawValue: "importFailed")
         /// A store's path cannot hold a store (a link to nowhere, say).
         public static let invalidStoreLocation = Code(rawValue: "invalidStoreLocation")
         /// A container name cannot name a store file.

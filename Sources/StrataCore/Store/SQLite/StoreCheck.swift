@@ -16,7 +16,8 @@ public struct StoreCheck: Sendable, Codable {
 
     /// Checks the store at `url`. A file that is not a Strata store at all
     /// fails as ``StoreReport/init(url:)`` does; damage inside one is a problem.
-    public init(url: URL) throws(StrataError) {
+    /// `progress` is called with the checks done so far and their number.
+    public init(url: URL, progress: ((Int, Int) -> Void)? = nil) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
         guard case .store(_, let metadata, let columns) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
             throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
@@ -24,14 +25,26 @@ public struct StoreCheck: Sendable, Codable {
         fileName = url.lastPathComponent
         problems = try inspection.withInspectionConnection { connection throws(StrataError) in
             var problems: [String] = []
+            // The integrity check, the keys, each entity's versions, the history.
+            let steps = metadata.schema.entities.count + 3
+            var done = 0
+            func stepDone() {
+                done += 1
+                progress?(done, steps)
+            }
+            progress?(0, steps)
             let integrity = try inspection.strings(connection, "PRAGMA integrity_check")
             if integrity != ["ok"] { problems += integrity.prefix(20).map { "SQLite: \($0)" } }
+            stepDone()
             let dangling = try inspection.strings(
                 connection, "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 20", columns: 3)
             for row in stride(from: 0, to: dangling.count - 2, by: 3) {
                 problems.append("\(dangling[row]) row \(dangling[row + 1]) relates to a \(dangling[row + 2]) that does not exist")
             }
-            for entity in metadata.schema.entities where columns[entity.name] != nil {
+            stepDone()
+            for entity in metadata.schema.entities {
+                defer { stepDone() }
+                guard columns[entity.name] != nil else { continue }
                 let versions = try inspection.strings(
                     connection, "SELECT count(*) FROM \(quote(entity.name)) WHERE \(StoreLayout.versionColumn) < 1")
                 if let count = Int(versions.first ?? "0"), count > 0 {
@@ -47,6 +60,7 @@ public struct StoreCheck: Sendable, Codable {
                     problems.append("history has \(count) changes that belong to no transaction")
                 }
             }
+            stepDone()
             return problems
         }
     }

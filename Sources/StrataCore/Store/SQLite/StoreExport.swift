@@ -1,0 +1,200 @@
+import Foundation
+
+/// Writes every row of a store file as JSON or CSV, without the app's models
+/// and without changing the file: `strata export` runs it, and
+/// ``StoreImport`` reads what it writes back into a store of the same schema.
+///
+/// - JSON: one file holding the recorded schema, its fingerprint and, per
+///   entity, one object per row: `_pk`, `_version`, each stored attribute and
+///   to-one relationship (the related row's key), and each to-many
+///   relationship as the members' keys in order.
+/// - CSV: a directory with `schema.json` (the same header) and one
+///   `<Entity>.csv` per entity with the same columns; to-many keys are
+///   separated by spaces, an empty field is nil and `""` is empty text.
+///
+/// Values are written exactly (see `StoreFileValueFormat`): dates as seconds
+/// since 2001-01-01 00:00:00 UTC, data in Base64.
+///
+/// ```swift
+/// let summary = try StoreExport.export(storeAt: storeURL, as: .json, to: URL(fileURLWithPath: "library.json"))
+/// summary.rowCounts["Book"]   // 1200
+/// ```
+public enum StoreExport {
+    /// The formats the tools write and read.
+    public enum Format: String, Sendable, Codable, CaseIterable {
+        case json, csv
+    }
+
+    /// What an export or import moved.
+    public struct Summary: Sendable, Codable {
+        public var fileName: String
+        public var format: Format
+        /// Rows per entity.
+        public var rowCounts: [String: Int]
+    }
+
+    /// The format name and version at the head of every export.
+    static let formatName = "strata-export", formatVersion = 1
+
+    /// Exports the store at `url` to `destination`: a file for JSON, a
+    /// directory (created if needed) for CSV. `progress` is called with the
+    /// rows written so far and the total. Fails as ``StoreReport/init(url:)``
+    /// for a file that is not a store, and with `.invalidStoreLocation` when
+    /// the destination cannot be written.
+    @discardableResult
+    public static func export(
+        storeAt url: URL, as format: Format, to destination: URL, progress: ((Int, Int) -> Void)? = nil
+    ) throws(StrataError) -> Summary {
+        let inspection = StoreFileInspection(url: url)
+        guard case .store(_, let metadata, let tables) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
+            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
+        }
+        let layout = RecordedStoreLayout(metadata.schema)
+        let header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
+            + StoreFileValueFormat.jsonString(metadata.fingerprint) + ", \"schema\": "
+            + String(decoding: metadata.schema.canonicalJSON(), as: UTF8.self)
+        var counts: [String: Int] = [:]
+        try inspection.withInspectionConnection { connection throws(StrataError) in
+            var total = 0
+            for entity in layout.entities where tables[entity.name] != nil {
+                try inspection.forEachRow(connection, "SELECT count(*) FROM \(quote(entity.name))") { row throws(StrataError) in
+                    if case .integer(let count) = row.first { counts[entity.name] = Int(count); total += Int(count) }
+                }
+            }
+            var written = 0
+            func rowWritten() {
+                written += 1
+                if written % 1000 == 0 || written == total { progress?(written, total) }
+            }
+            progress?(0, total)
+            switch format {
+            case .json:
+                let output = try ExportOutput(url: destination)
+                try output.write("{" + header + ", \"entities\": {")
+                for (index, entity) in layout.entities.enumerated() {
+                    try output.write((index == 0 ? "\n" : ",\n") + StoreFileValueFormat.jsonString(entity.name) + ": [")
+                    var first = true
+                    try forEachRecord(of: entity, tables: tables, inspection: inspection, connection: connection) {
+                        record throws(StrataError) in
+                        var fields = ["\"_pk\": \(record.key)", "\"_version\": \(record.version)"]
+                        for (column, value) in zip(entity.columns, record.values) {
+                            fields.append(StoreFileValueFormat.jsonString(column.name) + ": "
+                                + StoreFileValueFormat.json(value, type: column.type))
+                        }
+                        for (toMany, members) in zip(entity.toMany, record.members) {
+                            fields.append(StoreFileValueFormat.jsonString(toMany.name) + ": ["
+                                + members.map(String.init).joined(separator: ", ") + "]")
+                        }
+                        try output.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
+                        first = false
+                        rowWritten()
+                    }
+                    try output.write(first ? "]" : "\n]")
+                }
+                try output.write("\n}}\n")
+                try output.close()
+            case .csv:
+                do {
+                    try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+                } catch {
+                    throw StrataError(.invalidStoreLocation, "\(destination.path) cannot be created: \(error.localizedDescription)")
+                }
+                let schemaFile = try ExportOutput(url: destination.appendingPathComponent("schema.json"))
+                try schemaFile.write("{" + header + "}\n")
+                try schemaFile.close()
+                for entity in layout.entities {
+                    let output = try ExportOutput(url: destination.appendingPathComponent(entity.name + ".csv"))
+                    try output.write(CSVFormat.line(["_pk", "_version"] + entity.columns.map(\.name) + entity.toMany.map(\.name)) + "\n")
+                    try forEachRecord(of: entity, tables: tables, inspection: inspection, connection: connection) {
+                        record throws(StrataError) in
+                        var fields: [String?] = [String(record.key), String(record.version)]
+                        for (column, value) in zip(entity.columns, record.values) {
+                            fields.append(StoreFileValueFormat.text(value, type: column.type))
+                        }
+                        fields += record.members.map { $0.map(String.init).joined(separator: " ") }
+                        try output.write(CSVFormat.line(fields) + "\n")
+                        rowWritten()
+                    }
+                    try output.close()
+                }
+            }
+        }
+        return Summary(fileName: url.lastPathComponent, format: format, rowCounts: counts)
+    }
+
+    /// One row of an entity, with the keys of each to-many's members in order.
+    struct Record {
+        var key: Int64
+        var version: Int64
+        var values: [StoredValue]
+        var members: [[Int64]]
+    }
+
+    /// Reads each row of `entity` in key order, with its to-many members.
+    private static func forEachRecord(
+        of entity: RecordedStoreLayout.Entity, tables: [String: Set<String>], inspection: StoreFileInspection,
+        connection: OpaquePointer, _ body: (Record) throws(StrataError) -> Void
+    ) throws(StrataError) {
+        guard tables[entity.name] != nil else { return }
+        // Each to-many's members by owner, read whole first: one query per relationship.
+        var membersByOwner: [[Int64: [Int64]]] = []
+        for toMany in entity.toMany {
+            let sql = switch toMany.storage {
+            case .foreignKey(let table, let key, let position):
+                "SELECT \(quote(key)), pk FROM \(quote(table)) WHERE \(quote(key)) IS NOT NULL ORDER BY \(quote(key)), \(quote(position)), pk"
+            case .joinTable(let table, let owner, let member, let ownerPosition, _):
+                "SELECT \(quote(owner)), \(quote(member)) FROM \(quote(table)) ORDER BY \(quote(owner)), \(quote(ownerPosition)), \(quote(member))"
+            }
+            var members: [Int64: [Int64]] = [:]
+            try inspection.forEachRow(connection, sql) { row throws(StrataError) in
+                guard case .integer(let owner) = row[0], case .integer(let member) = row[1] else { return }
+                members[owner, default: []].append(member)
+            }
+            membersByOwner.append(members)
+        }
+        let columns = ["pk", StoreLayout.versionColumn] + entity.columns.map { quote($0.name) }
+        try inspection.forEachRow(connection, "SELECT \(columns.joined(separator: ", ")) FROM \(quote(entity.name)) ORDER BY pk") {
+            row throws(StrataError) in
+            guard case .integer(let key) = row[0] else { return }
+            let version = if case .integer(let version) = row[1] { version } else { Int64(1) }
+            try body(Record(
+                key: key, version: version, values: Array(row.dropFirst(2)),
+                members: membersByOwner.map { $0[key] ?? [] }))
+        }
+    }
+}
+
+/// A file written in large pieces, so an export of millions of rows does not
+/// make a write call per row.
+private final class ExportOutput {
+    private let handle: FileHandle
+    private let url: URL
+    private var buffer = Data()
+
+    init(url: URL) throws(StrataError) {
+        self.url = url
+        guard FileManager.default.createFile(atPath: url.path, contents: nil), let handle = FileHandle(forWritingAtPath: url.path) else {
+            throw StrataError(.invalidStoreLocation, "\(url.path) cannot be written")
+        }
+        self.handle = handle
+    }
+
+    func write(_ text: String) throws(StrataError) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+
+    func close() throws(StrataError) {
+        try flush()
+        try? handle.close()
+    }
+
+    private func flush() throws(StrataError) {
+        do {
+            try handle.write(contentsOf: buffer)
+        } catch {
+            throw StrataError(.invalidStoreLocation, "\(url.path) cannot be written: \(error.localizedDescription)")
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

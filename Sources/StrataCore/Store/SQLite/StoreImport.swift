@@ -1,0 +1,168 @@
+import Foundation
+import GRDB
+
+/// Reads what ``StoreExport`` wrote back into a store file: `strata import`.
+///
+/// The target is a store the app created with the same schema (the
+/// fingerprints must match) that holds no rows yet. Rows keep their keys,
+/// versions and to-many order, in one transaction: on any failure (a value
+/// that is not of its attribute's type, a missing required value, a key that
+/// names no row, a taken unique value) nothing is written and the error says
+/// where. An import is a restore, so history does not record it.
+///
+/// ```swift
+/// try StoreImport.import(from: URL(fileURLWithPath: "library.json"), as: .json, into: emptyStoreURL)
+/// ```
+public enum StoreImport {
+    /// Imports `source` (a JSON file, or a CSV directory) into the store at `url`.
+    /// `progress` is called with the rows written so far and the total.
+    @discardableResult
+    public static func `import`(
+        from source: URL, as format: StoreExport.Format, into url: URL, progress: ((Int, Int) -> Void)? = nil
+    ) throws(StrataError) -> StoreExport.Summary {
+        let document = switch format {
+        case .json: try ImportedDocument(json: source)
+        case .csv: try ImportedDocument(csvDirectory: source)
+        }
+        let inspection = StoreFileInspection(url: url)
+        guard case .store(_, let metadata, _) = try inspection.examine(readOnly: false, verifiesIntegrity: false) else {
+            throw StrataError(
+                .invalidStoreLocation,
+                "There is no store at \(url.path); create it by loading the app's container once, then import into it")
+        }
+        guard metadata.fingerprint == document.fingerprint else {
+            let differences = SchemaDifference.between(stored: metadata.schema, current: document.schema).map(\.description)
+            throw StrataError(
+                .incompatibleStore,
+                "\(url.lastPathComponent) has another schema than the export (\(differences.joined(separator: "; "))); nothing was imported")
+        }
+        let layout = RecordedStoreLayout(metadata.schema)
+        let entities = try document.entities(in: layout)
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            defer { try? queue.close() }
+            try queue.write { db in try write(entities, layout: layout, fileName: url.lastPathComponent, progress: progress, db) }
+        } catch let error as StrataError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StrataError(.importFailed, "\(url.lastPathComponent): \(error.message ?? "\(error)"); nothing was imported")
+        } catch {
+            throw StrataError(.importFailed, "\(url.lastPathComponent): \(error); nothing was imported")
+        }
+        var counts: [String: Int] = [:]
+        for entity in entities { counts[entity.layout.name] = entity.records.count }
+        return StoreExport.Summary(fileName: url.lastPathComponent, format: format, rowCounts: counts)
+    }
+
+    /// The rows of one entity, converted and checked against its columns.
+    struct Entity {
+        let layout: RecordedStoreLayout.Entity
+        let records: [StoreExport.Record]
+    }
+
+    private static func write(
+        _ entities: [Entity], layout: RecordedStoreLayout, fileName: String, progress: ((Int, Int) -> Void)?, _ db: Database
+    ) throws {
+        for entity in entities {
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quote(entity.layout.name))") ?? 0
+            guard count == 0 else {
+                throw StrataError(
+                    .importFailed, "\(fileName) already has \(count) \(entity.layout.name) rows; import into a store without rows")
+            }
+        }
+        let total = entities.reduce(0) { $0 + $1.records.count }
+        var written = 0
+        progress?(0, total)
+        for entity in entities {
+            let columns = ["pk", StoreLayout.versionColumn] + entity.layout.columns.map { quote($0.name) }
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO \(quote(entity.layout.name)) (\(columns.joined(separator: ", "))) \
+                VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+                """)
+            for record in entity.records {
+                let values = [StoredValue.integer(record.key), .integer(record.version)] + record.values
+                try insert.execute(arguments: StatementArguments(values.map(\.importedValue)))
+                written += 1
+                if written % 1000 == 0 || written == total { progress?(written, total) }
+            }
+            if let highest = entity.records.map(\.key).max() {
+                try db.execute(sql: """
+                    INSERT INTO \(StoreLayout.sequenceTable) (entity, max_pk) VALUES (?, ?)
+                    ON CONFLICT(entity) DO UPDATE SET max_pk = max(max_pk, excluded.max_pk)
+                    """, arguments: [entity.layout.name, highest])
+            }
+        }
+        // Membership and order, once every row exists.
+        let positionsByMember = memberPositions(entities, layout: layout)
+        for entity in entities {
+            for (index, toMany) in entity.layout.toMany.enumerated() {
+                switch toMany.storage {
+                case .foreignKey(let table, let key, let position):
+                    let update = try db.makeStatement(
+                        sql: "UPDATE \(quote(table)) SET \(quote(key)) = ?, \(quote(position)) = ? WHERE pk = ?")
+                    for record in entity.records {
+                        for (offset, member) in record.members[index].enumerated() {
+                            try update.execute(arguments: [record.key, offset, member])
+                            guard db.changesCount == 1 else {
+                                throw StrataError(
+                                    .importFailed,
+                                    "\(entity.layout.name) \(record.key): \(toMany.name) names \(toMany.destination) \(member), which is not in the export")
+                            }
+                        }
+                    }
+                case .joinTable(let table, let owner, let member, let ownerPosition, let memberPosition):
+                    // Each pair once: from the side whose owner column is `source`.
+                    guard owner == "source" else { continue }
+                    let insert = try db.makeStatement(sql: """
+                        INSERT INTO \(quote(table)) (\(quote(owner)), \(quote(member)), \(quote(ownerPosition)), \(quote(memberPosition))) \
+                        VALUES (?, ?, ?, ?)
+                        """)
+                    let inverse = positionsByMember[table]
+                    for record in entity.records {
+                        for (offset, target) in record.members[index].enumerated() {
+                            let memberOffset = inverse?[Pair(owner: target, member: record.key)] ?? 0
+                            try insert.execute(arguments: [record.key, target, offset, memberOffset])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private struct Pair: Hashable {
+        let owner: Int64, member: Int64
+    }
+
+    /// For each join table, where each pair sits in the member side's own list
+    /// (the inverse to-many, kept with `target` as owner).
+    private static func memberPositions(_ entities: [Entity], layout: RecordedStoreLayout) -> [String: [Pair: Int]] {
+        var positions: [String: [Pair: Int]] = [:]
+        for entity in entities {
+            for (index, toMany) in entity.layout.toMany.enumerated() {
+                guard case .joinTable(let table, let owner, _, _, _) = toMany.storage, owner == "target" else { continue }
+                var tablePositions = positions[table] ?? [:]
+                for record in entity.records {
+                    for (offset, member) in record.members[index].enumerated() {
+                        tablePositions[Pair(owner: record.key, member: member)] = offset
+                    }
+                }
+                positions[table] = tablePositions
+            }
+        }
+        return positions
+    }
+}
+
+extension StoredValue {
+    fileprivate var importedValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let value): value.databaseValue
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+
+/// Rows of one entity of a store file, read without the app's models and
+/// without changing the file: `strata fetch` prints them.
+///
+/// Conditions compare one stored column with a value (`year >= 1970`,
+/// `title contains Dune`, `author = 3`, `isbn = nil`); values are read by the
+/// column's type, dates also in ISO 8601. Text compares by code point, as
+/// every Strata store orders text. A to-one relationship's column holds the
+/// related row's key.
+///
+/// ```swift
+/// let rows = try StoreRows(url: url, entity: "Book",
+///                          conditions: [try StoreRows.Condition(parsing: "year >= 1970")],
+///                          sort: [try StoreRows.SortKey(parsing: "-year")], limit: 10)
+/// for row in rows.rows { print(row) }
+/// ```
+public struct StoreRows: Sendable {
+    /// A comparison of one column with a value.
+    public struct Condition: Sendable, Hashable {
+        public enum Comparison: String, Sendable, CaseIterable {
+            case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+            case contains, beginsWith = "beginswith", endsWith = "endswith"
+        }
+
+        public var column: String
+        public var comparison: Comparison
+        /// The value as written; nil compares with NULL (`= nil`, `!= nil`).
+        public var value: String?
+
+        public init(column: String, comparison: Comparison, value: String?) {
+            self.column = column
+            self.comparison = comparison
+            self.value = value
+        }
+
+        /// Reads `column comparison value`, as in `year >= 1970` or
+        /// `title contains "The Left Hand"` (quotes are optional around a value
+        /// without spaces). Throws `.unsupportedPredicate` for anything else.
+        public init(parsing text: String) throws(StrataError) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let nameEnd = trimmed.firstIndex(where: { !($0.isLetter || $0.isNumber || $0 == "_") }),
+                  nameEnd > trimmed.startIndex else {
+                throw StrataError(.unsupportedPredicate, "'\(text)' is not a condition: write it as 'attribute = value'")
+            }
+            column = String(trimmed[..<nameEnd])
+            let rest = trimmed[nameEnd...].trimmingCharacters(in: .whitespaces)
+            let byLength = Comparison.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+            guard let found = byLength.first(where: { rest.lowercased().hasPrefix($0.rawValue) }) ?? (rest.hasPrefix("==") ? .equal : nil)
+            else {
+                throw StrataError(
+                    .unsupportedPredicate,
+                    "'\(text)' has no comparison; use one of \(Comparison.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            comparison = found
+            var literal = rest.dropFirst(rest.hasPrefix("==") ? 2 : found.rawValue.count).trimmingCharacters(in: .whitespaces)
+            if literal.count >= 2, let first = literal.first, first == "\"" || first == "'", literal.last == first {
+                literal = String(literal.dropFirst().dropLast())
+                value = literal
+            } else {
+                value = literal == "nil" || literal == "null" ? nil : literal
+            }
+        }
+    }
+
+    /// A column to sort by; `-name` or `name desc` sorts in descending order.
+    public struct SortKey: Sendable, Hashable {
+        public var column: String
+        public var ascending: Bool
+
+        public init(column: String, ascending: Bool = true) {
+            self.column = column
+            self.ascending = ascending
+        }
+
+        public init(parsing text: String) throws(StrataError) {
+            var words = text.split(separator: " ").map(String.init)
+            ascending = true
+            if words.count == 2, ["desc", "asc"].contains(words[1].lowercased()) {
+                ascending = words.removeLast().lowercased() == "asc"
+            }
+            guard words.count == 1 else { throw StrataError(.unsupportedPredicate, "'\(text)' is not a sort key: write 'name' or '-name'") }
+            column = words[0]
+            if column.hasPrefix("-") {
+                ascending = false
+                column.removeFirst()
+            }
+        }
+    }
+
+    public var fileName: String
+    public var entityName: String
+    /// `_pk`, then each stored attribute and to-one relationship.
+    public var columns: [String]
+    /// Each column's attribute type; nil for the key and for relationships.
+    public var types: [AttributeType?]
+    /// The rows' values, in `columns` order.
+    public var rows: [[StoredValue]]
+
+    /// Reads the rows of `entity` that meet every condition, sorted, at most `limit`.
+    /// An unknown entity or column, or a value that is not of its column's type,
+    /// fails with `.unsupportedPredicate` or `.valueConversion`, naming it.
+    public init(
+        url: URL, entity entityName: String, conditions: [Condition] = [], sort: [SortKey] = [], limit: Int? = nil
+    ) throws(StrataError) {
+        let inspection = StoreFileInspection(url: url)
+        guard case .store(_, let metadata, let tables) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
+            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
+        }
+        let layout = RecordedStoreLayout(metadata.schema)
+        guard let entity = layout.entity(named: entityName) else {
+            throw StrataError(
+                .unsupportedPredicate,
+                "\(url.lastPathComponent) has no entity \(entityName); it has \(layout.entities.map(\.name).joined(separator: ", "))")
+        }
+        fileName = url.lastPathComponent
+        self.entityName = entityName
+        columns = ["_pk"] + entity.columns.map(\.name)
+        types = [nil] + entity.columns.map(\.type)
+        var typeByColumn: [String: AttributeType?] = ["_pk": nil]
+        for column in entity.columns { typeByColumn[column.name] = column.type }
+        func known(_ column: String) throws(StrataError) -> String {
+            guard typeByColumn[column] != nil else {
+                throw StrataError(
+                    .unsupportedPredicate, "\(entityName) has no stored attribute or to-one relationship \(column)",
+                    entityName: entityName, propertyName: column)
+            }
+            return column == "_pk" ? "pk" : quote(column)
+        }
+        var clauses: [String] = []
+        var arguments: [StoredValue] = []
+        for condition in conditions {
+            let column = try known(condition.column)
+            let type = typeByColumn[condition.column] ?? nil
+            guard let text = condition.value else {
+                switch condition.comparison {
+                case .equal: clauses.append("\(column) IS NULL")
+                case .notEqual: clauses.append("\(column) IS NOT NULL")
+                default: throw StrataError(.unsupportedPredicate, "only = and != compare with nil", propertyName: condition.column)
+                }
+                continue
+            }
+            switch condition.comparison {
+            case .contains, .beginsWith, .endsWith:
+                guard let type, type.storageKind == .text else {
+                    throw StrataError(
+                        .unsupportedPredicate, "\(condition.comparison.rawValue) compares text; \(condition.column) is not text",
+                        propertyName: condition.column)
+                }
+                arguments.append(.text(text))
+                let parameter = "?\(arguments.count)"
+                let clause = switch condition.comparison {
+                case .contains: "instr(\(column), \(parameter)) > 0"
+                case .beginsWith: "substr(\(column), 1, length(\(parameter))) = \(parameter)"
+                default: "substr(\(column), -length(\(parameter))) = \(parameter)"
+                }
+                clauses.append(clause)
+            default:
+                let value = try StoreFileValueFormat.stored(
+                    fromText: text, type: type ?? .int64, context: "\(entityName).\(condition.column)")
+                arguments.append(value)
+                clauses.append("\(column) \(condition.comparison.rawValue) ?\(arguments.count)")
+            }
+        }
+        var sql = "SELECT " + (["pk"] + entity.columns.map { quote($0.name) }).joined(separator: ", ")
+            + " FROM \(quote(entityName))"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        let order = try sort.map { key throws(StrataError) in try known(key.column) + (key.ascending ? "" : " DESC") } + ["pk"]
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        var rows: [[StoredValue]] = []
+        if tables[entityName] != nil {
+            try inspection.withInspectionConnection { connection throws(StrataError) in
+                try inspection.forEachRow(connection, sql, arguments: arguments) { row throws(StrataError) in rows.append(row) }
+            }
+        }
+        self.rows = rows
+    }
+}

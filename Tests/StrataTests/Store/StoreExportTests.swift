@@ -1,0 +1,193 @@
+import Foundation
+import Strata
+import StrataTestModels
+import Testing
+
+/// `strata export` and `strata import`: every row of a store out as JSON or
+/// CSV and back into an empty store of the same schema, exactly.
+@Suite("Export and import")
+struct StoreExportTests {
+    /// A file store of `schema` with `fill` saved, closed.
+    private static func store(
+        _ schema: Schema, in directory: TemporaryDirectory, name: String, fill: (ManagedObjectContext) throws -> Void = { _ in }
+    ) async throws -> URL {
+        let url = directory.file("\(name).sqlite")
+        let container = try PersistentContainer(name: name, schema: schema)
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        try container.perform { context in
+            try fill(context)
+            try context.save()
+        }
+        try container.persistentStoreCoordinator.close()
+        return url
+    }
+
+    private static func container(_ url: URL, schema: Schema) async throws -> PersistentContainer {
+        let container = try PersistentContainer(name: "Imported", schema: schema)
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        return container
+    }
+
+    @Test(arguments: StoreExport.Format.allCases)
+    func valuesOfEveryTypeComeBackExactly(_ format: StoreExport.Format) async throws {
+        let directory = TemporaryDirectory()
+        let schema = Schema(Sample.self)
+        let source = try await Self.store(schema, in: directory, name: "Source") { context in
+            for seed in 1...3 { context.insert(Sample(seed: seed)) }
+            let edge = Sample(seed: 4)
+            edge.string = "quotes \"and\", commas\nand a line break, and \u{1F469}\u{200D}\u{1F4BB}"
+            edge.optionalString = ""
+            edge.double = -1e-300
+            edge.float = .leastNonzeroMagnitude
+            edge.date = Date(timeIntervalSinceReferenceDate: -1e-7)
+            edge.data = Data()
+            context.insert(edge)
+        }
+        let target = try await Self.store(schema, in: directory, name: "Target")
+        let exported = directory.file(format == .json ? "export.json" : "export-csv")
+        let summary = try StoreExport.export(storeAt: source, as: format, to: exported)
+        #expect(summary.rowCounts == ["Sample": 4])
+        var reported: [(Int, Int)] = []
+        try StoreImport.import(from: exported, as: format, into: target) { reported.append(($0, $1)) }
+        #expect(reported.last.map { [$0.0, $0.1] } == [4, 4])
+
+        let before = try await Self.container(source, schema: schema)
+        let after = try await Self.container(target, schema: schema)
+        let request = FetchRequest<Sample>(sortBy: [SortDescriptor(\.int64)])
+        let expected = try before.perform { context in try context.fetch(request).map(SampleValues.init) }
+        let imported = try after.perform { context in try context.fetch(request).map(SampleValues.init) }
+        #expect(imported == expected)
+        #expect(imported.count == 4)
+        #expect(imported.last?.double == -1e-300)
+        #expect(imported.last?.optionalString == "", "empty text stays empty, not nil")
+        #expect(imported.first?.optionalString == "present")
+        // New rows take keys after the imported ones.
+        try after.perform { context in
+            context.insert(Sample(seed: 9))
+            try context.save()
+        }
+        #expect(try StoreCheck(url: target).problems.isEmpty)
+    }
+
+    @Test(arguments: StoreExport.Format.allCases)
+    func relationshipsKeepTheirMembersAndOrder(_ format: StoreExport.Format) async throws {
+        let directory = TemporaryDirectory()
+        let source = try await Self.store(bookcaseSchema, in: directory, name: "Shelves") { context in
+            let labels = (0..<3).map { Sticker(name: "label \($0)") }
+            let press = Imprint(name: "press")
+            for number in 0..<3 {
+                let shelf = Bookcase(name: "shelf \(number)")
+                context.insert(shelf)
+                // Volumes in an order that is not the keys' order.
+                for volume in (0..<4).reversed() {
+                    let tome = Tome(title: "\(number).\(volume)")
+                    tome.press = volume % 2 == 0 ? press : nil
+                    tome.labels = [labels[(number + volume) % 3], labels[volume % 3]].reduce(into: []) { list, label in
+                        if !list.contains(where: { $0 === label }) { list.append(label) }
+                    }
+                    shelf.volumes.append(tome)
+                }
+            }
+            labels[1].volumes.reverse()
+        }
+        let target = try await Self.store(bookcaseSchema, in: directory, name: "Restored")
+        let exported = directory.file(format == .json ? "shelves.json" : "shelves-csv")
+        try StoreExport.export(storeAt: source, as: format, to: exported)
+        try StoreImport.import(from: exported, as: format, into: target)
+
+        func describe(_ url: URL) async throws -> [String] {
+            let container = try await Self.container(url, schema: bookcaseSchema)
+            defer { try? container.persistentStoreCoordinator.close() }
+            return try container.perform { context in
+                let shelves = try context.fetch(FetchRequest<Bookcase>(sortBy: [SortDescriptor(\.name)])).map { shelf in
+                    shelf.name + ": " + shelf.volumes.map { "\($0.title) \($0.press?.name ?? "-") \($0.labels.map(\.name))" }
+                        .joined(separator: "; ")
+                }
+                let labels = try context.fetch(FetchRequest<Sticker>(sortBy: [SortDescriptor(\.name)])).map { label in
+                    label.name + ": " + label.volumes.map(\.title).joined(separator: ", ")
+                }
+                return shelves + labels
+            }
+        }
+        let expected = try await describe(source)
+        #expect(try await describe(target) == expected)
+        #expect(expected.first?.hasPrefix("shelf 0: 0.3 - [") == true, "volumes in the order given, not by key")
+        #expect(try StoreCheck(url: target).problems.isEmpty)
+    }
+
+    @Test func anImportThatCannotBeDoneWritesNothing() async throws {
+        let directory = TemporaryDirectory()
+        let source = try await Self.store(librarySchema, in: directory, name: "Library") { context in
+            let author = Author(email: "u@example.com", name: "Le Guin")
+            context.insert(author)
+            for year in [1968, 1971] { Book(title: "\(year)", year: year).author = author }
+        }
+        let exported = directory.file("library.json")
+        try StoreExport.export(storeAt: source, as: .json, to: exported)
+
+        // A store that already has rows.
+        let full = #expect(throws: StrataError.self) { try StoreImport.import(from: exported, as: .json, into: source) }
+        #expect(full?.code == .importFailed)
+        #expect(try StoreReport(url: source).entities.map(\.rowCount) == [1, 2])
+
+        // A store of another schema.
+        let other = try await Self.store(Schema(Sample.self), in: directory, name: "Other")
+        let mismatch = #expect(throws: StrataError.self) { try StoreImport.import(from: exported, as: .json, into: other) }
+        #expect(mismatch?.code == .incompatibleStore)
+
+        // A value that is not of its type, a required value missing, a member that does not exist.
+        let empty = try await Self.store(librarySchema, in: directory, name: "Empty")
+        let text = try String(contentsOf: exported, encoding: .utf8)
+        for (damage, code) in [
+            (text.replacingOccurrences(of: "\"year\": 1968", with: "\"year\": \"soon\""), StrataError.Code.valueConversion),
+            (text.replacingOccurrences(of: "\"year\": 1968", with: "\"year\": null"), .importFailed),
+            (text.replacingOccurrences(of: "\"books\": [1, 2]", with: "\"books\": [1, 2, 99]"), .importFailed),
+            ("{\"format\": \"something else\"}", .importFailed),
+        ] {
+            #expect(damage != text)
+            let damaged = directory.file("damaged.json")
+            try damage.write(to: damaged, atomically: true, encoding: .utf8)
+            let error = #expect(throws: StrataError.self) { try StoreImport.import(from: damaged, as: .json, into: empty) }
+            #expect(error?.code == code, "\(error?.message ?? "")")
+            #expect(try StoreReport(url: empty).entities.map(\.rowCount) == [0, 0], "nothing was written")
+        }
+        try StoreImport.import(from: exported, as: .json, into: empty)
+        #expect(try StoreReport(url: empty).entities.map(\.rowCount) == [1, 2])
+    }
+
+    @Test func aFileThatIsNoStoreIsRefusedAndLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        let text = directory.file("Notes.sqlite")
+        try Data(String(repeating: "not a database ", count: 10).utf8).write(to: text)
+        let before = try Data(contentsOf: text)
+        let export = #expect(throws: StrataError.self) {
+            try StoreExport.export(storeAt: text, as: .json, to: directory.file("out.json"))
+        }
+        #expect(export?.code == .corruptStore)
+        let fetch = #expect(throws: StrataError.self) { try StoreRows(url: text, entity: "Book") }
+        #expect(fetch?.code == .corruptStore)
+        #expect(try Data(contentsOf: text) == before)
+    }
+}
+
+/// Every stored attribute of a `Sample`, for comparison.
+private struct SampleValues: Equatable {
+    let flag: Bool, int: Int, int8: Int8, int16: Int16, int32: Int32, int64: Int64
+    let uint8: UInt8, uint16: UInt16, uint32: UInt32, double: Double, float: Float
+    let string: String, date: Date, data: Data, uuid: UUID, url: URL, decimal: Decimal
+    let genre: Genre, priority: Priority, dimensions: Dimensions
+    let optionalString: String?, optionalInt: Int?, optionalDate: Date?, optionalGenre: Genre?
+    let optionalPriority: Priority?, optionalDimensions: Dimensions?, defaulted: String
+
+    init(_ s: Sample) {
+        flag = s.flag; int = s.int; int8 = s.int8; int16 = s.int16; int32 = s.int32; int64 = s.int64
+        uint8 = s.uint8; uint16 = s.uint16; uint32 = s.uint32; double = s.double; float = s.float
+        string = s.string; date = s.date; data = s.data; uuid = s.uuid; url = s.url; decimal = s.decimal
+        genre = s.genre; priority = s.priority; dimensions = s.dimensions
+        optionalString = s.optionalString; optionalInt = s.optionalInt; optionalDate = s.optionalDate
+        optionalGenre = s.optionalGenre; optionalPriority = s.optionalPriority
+        optionalDimensions = s.optionalDimensions; defaulted = s.defaulted
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Strata
+import StrataTestModels
+import Testing
+
+/// The `strata` executable built beside the test bundle.
+private func strataURL() throws -> URL {
+    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata") }
+    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw StrataError(.objectNotFound, "strata was not built next to the tests (run swift build first)")
+    }
+    return found
+}
+
+/// What one run of `strata` printed and how it ended.
+private struct Run {
+    let status: Int32
+    let output: String
+    let errors: String
+}
+
+private func strata(_ arguments: String..., in directory: URL) throws -> Run {
+    let process = Process()
+    process.executableURL = try strataURL()
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
+    let failed = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Run(
+        status: process.terminationStatus, output: String(decoding: printed, as: UTF8.self),
+        errors: String(decoding: failed, as: UTF8.self))
+}
+
+/// Every subcommand on the demo's store, and on a file that is not a store.
+@Suite("The strata command")
+struct StrataCommandTests {
+    @Test func everySubcommandWorksOnTheDemoStore() async throws {
+        let directory = TemporaryDirectory()
+        let demo = try strata("demo", "--directory", directory.url.path, in: directory.url)
+        #expect(demo.status == 0, "\(demo.errors)")
+        let store = directory.file("StrataDemo.sqlite").path
+
+        let inspect = try strata("inspect", store, in: directory.url)
+        #expect(inspect.status == 0 && inspect.output.contains("Book: 8 rows"))
+        let fetch = try strata("fetch", store, "Book", "--where", "year < 1970", "--sort", "year desc", "--limit", "2", in: directory.url)
+        #expect(fetch.status == 0)
+        #expect(fetch.output.contains("The Left Hand of Darkness") && fetch.output.contains("2 rows of Book"), "\(fetch.output)")
+        let json = try strata("fetch", store, "Author", "--json", in: directory.url)
+        let authors = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+        #expect(authors?.count == 3)
+        #expect(try strata("check", store, in: directory.url).status == 0)
+        let history = try strata("history", store, in: directory.url)
+        #expect(history.status == 1 && history.errors.contains("keeps no history"))
+
+        // Out as JSON and CSV, and back into an empty store of the same schema.
+        #expect(try strata("export", store, "--to", "json", "-o", "demo.json", in: directory.url).status == 0)
+        #expect(try strata("export", store, "--to", "csv", in: directory.url).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.file("StrataDemo-csv/Book.csv").path))
+        for source in ["demo.json", "StrataDemo-csv"] {
+            let target = directory.file("Copy-\(source).sqlite")
+            let container = try PersistentContainer(name: "Copy", schema: librarySchema)
+            container.storeDescriptions = [StoreDescription(url: target)]
+            try await container.loadPersistentStores()
+            try container.persistentStoreCoordinator.close()
+            let imported = try strata("import", target.path, source, in: directory.url)
+            #expect(imported.status == 0, "\(imported.errors)")
+            #expect(try StoreReport(url: target).entities.map(\.rowCount) == [3, 8])
+            let again = try strata("import", target.path, source, in: directory.url)
+            #expect(again.status == 1 && again.errors.contains("already has"))
+        }
+
+        // A preview against the schema the export records, with one attribute more.
+        let export = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: directory.file("demo.json"))) as? [String: Any])
+        let schemaFile = directory.file("app-schema.json")
+        try JSONSerialization.data(withJSONObject: try #require(export["schema"])).write(to: schemaFile)
+        let unchanged = try strata("migrate", store, "--dry-run", "--schema", schemaFile.path, in: directory.url)
+        #expect(unchanged.status == 0 && unchanged.output.contains("already at this schema"), "\(unchanged.output)\(unchanged.errors)")
+        var schema = try JSONDecoder().decode(SchemaSummary.self, from: Data(contentsOf: schemaFile))
+        schema.entities[1].properties.append(.attribute(AttributeDescription(name: "isbn", type: .string, isOptional: true)))
+        try JSONEncoder().encode(schema).write(to: schemaFile)
+        let preview = try strata("migrate", store, "--dry-run", "--schema", schemaFile.path, in: directory.url)
+        #expect(preview.status == 0 && preview.output.contains("Book.isbn is new"), "\(preview.output)\(preview.errors)")
+        #expect(try strata("migrate", store, "--schema", schemaFile.path, in: directory.url).status != 0, "only --dry-run")
+    }
+
+    @Test func everySubcommandRefusesADamagedFileAndLeavesIt() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("Damaged.sqlite")
+        try Data(String(repeating: "this is not a database ", count: 20).utf8).write(to: file)
+        let before = try Data(contentsOf: file)
+        try Data("{\"entities\": []}".utf8).write(to: directory.file("schema.json"))
+        try Data("{}".utf8).write(to: directory.file("export.json"))
+        for arguments in [
+            ["inspect", file.path], ["fetch", file.path, "Book"], ["history", file.path], ["check", file.path],
+            ["export", file.path, "--to", "json"], ["import", file.path, "export.json"],
+            ["migrate", file.path, "--dry-run", "--schema", "schema.json"],
+        ] {
+            let process = Process()
+            process.executableURL = try strataURL()
+            process.arguments = arguments
+            process.currentDirectoryURL = directory.url
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = Pipe()
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 1, "\(arguments[0])")
+            #expect(message.hasPrefix("strata: "), "\(arguments[0]): \(message)")
+        }
+        #expect(try Data(contentsOf: file) == before)
+    }
+}
