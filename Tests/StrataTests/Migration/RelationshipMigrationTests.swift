@@ -77,6 +77,7 @@ struct RelationshipMigrationTests {
             let volumes = try context.fetch(FetchRequest<ShelfMany.Volume>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
             #expect(volumes.map { $0.writers.map(\.name) } == [["Le Guin"], ["Le Guin"], ["Le Guin"], []])
         }
+        #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check")
     }
 
     @Test func aToManyThatBecomesToOneMigratesWhenNoRowHasTwo() async throws {
@@ -101,6 +102,7 @@ struct RelationshipMigrationTests {
             #expect(writer.volumes.map(\.title) == ["z", "y"])
             #expect(try context.fetch(FetchRequest<ShelfOneAgain.Volume>()).allSatisfy { $0.writer?.name == "Herbert" })
         }
+        #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check")
     }
 
     @Test func aToManyThatBecomesToOneIsRefusedWhenARowHasTwo() async throws {

@@ -24,12 +24,14 @@ struct StoreCheckTests {
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.execute(sql: "UPDATE \"Book\" SET \"author\" = 999")
             try db.execute(sql: "UPDATE \"Author\" SET _version = 0")
+            try db.execute(sql: "UPDATE \"Book\" SET \"_order_author\" = 'first'")
         }
         try queue.close()
         let before = try Data(contentsOf: url)
         let problems = try StoreCheck(url: url).problems
         #expect(problems.contains { $0.contains("Book row") && $0.contains("does not exist") })
         #expect(problems.contains { $0.contains("Author has 1 rows whose version is not positive") })
+        #expect(problems.contains("Author.books has 1 members whose position in their owner's order is not a whole number"))
         #expect(try Data(contentsOf: url) == before)
     }
 }

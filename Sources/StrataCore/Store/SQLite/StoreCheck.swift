@@ -25,7 +25,8 @@ public struct StoreCheck: Sendable, Codable {
         fileName = url.lastPathComponent
         problems = try inspection.withInspectionConnection { connection throws(StrataError) in
             var problems: [String] = []
-            // The integrity check, the keys, each entity's versions, the history.
+            // The integrity check, the keys, each entity's versions and order, the history.
+            let layout = RecordedStoreLayout(metadata.schema)
             let steps = metadata.schema.entities.count + 3
             var done = 0
             func stepDone() {
@@ -50,6 +51,9 @@ public struct StoreCheck: Sendable, Codable {
                 if let count = Int(versions.first ?? "0"), count > 0 {
                     problems.append("\(entity.name) has \(count) rows whose version is not positive")
                 }
+                for toMany in layout.entity(named: entity.name)?.toMany ?? [] {
+                    problems += try Self.orderProblems(of: toMany, owner: entity.name, columns: columns, inspection, connection)
+                }
             }
             if columns[HistoryLayout.changeTable] != nil, columns[HistoryLayout.transactionTable] != nil {
                 let orphans = try inspection.strings(connection, """
@@ -63,5 +67,25 @@ public struct StoreCheck: Sendable, Codable {
             stepDone()
             return problems
         }
+    }
+
+    /// A to-many's order: each member's position in its owner's list is a
+    /// whole number or none (rows that predate the order, placed by key).
+    /// Ties are allowed: they too are placed by key.
+    private static func orderProblems(
+        of toMany: RecordedStoreLayout.ToMany, owner: String, columns: [String: Set<String>],
+        _ inspection: StoreFileInspection, _ connection: OpaquePointer
+    ) throws(StrataError) -> [String] {
+        let (table, ownerColumn, position) = switch toMany.storage {
+        case .foreignKey(let table, let key, let position): (table, key, position)
+        case .joinTable(let table, let owner, _, let position, _): (table, owner, position)
+        }
+        guard let stored = columns[table], stored.contains(ownerColumn), stored.contains(position) else { return [] }
+        let misplaced = try inspection.strings(connection, """
+            SELECT count(*) FROM \(quote(table)) \
+            WHERE \(quote(ownerColumn)) IS NOT NULL AND typeof(\(quote(position))) NOT IN ('integer', 'null')
+            """)
+        guard let count = Int(misplaced.first ?? "0"), count > 0 else { return [] }
+        return ["\(owner).\(toMany.name) has \(count) members whose position in their owner's order is not a whole number"]
     }
 }
