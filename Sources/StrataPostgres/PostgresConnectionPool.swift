@@ -237,7 +237,7 @@ struct PostgresSession {
             case .float8, .float4: return .real(try cell.decode(Double.self))
             case .bytea: return .blob(Data(buffer: bytes))
             case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            case .numeric: return .text(try cell.decode(String.self))
+            case .numeric: return .text(try cell.decode(Decimal.self).description)
             default: return .text(try cell.decode(String.self))
             }
         } catch {

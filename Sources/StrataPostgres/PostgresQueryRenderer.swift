@@ -148,7 +148,7 @@ struct PostgresQueryRenderer {
     }
 
     /// The folded form of text: a property's hidden column, or a constant folded here.
-    private mutating func folded(_ expression: StoreExpression) throws(StrataError) -> String {
+    mutating func folded(_ expression: StoreExpression) throws(StrataError) -> String {
         switch expression {
         case .value(let value):
             return bind(PostgresLayout.folded(value))
@@ -311,6 +311,13 @@ struct PostgresSelect {
     /// The selected columns of the plan's rows, in its order and page.
     func sql(columns: String) -> String {
         "SELECT \(columns) FROM \(table) AS t0" + (whereClause.map { " WHERE \($0)" } ?? "") + " ORDER BY \(orderClause)" + pageClause
+    }
+
+    /// The selected columns of the plan's rows, in no order when the plan has
+    /// no page (for aggregates and groups), with the values it binds.
+    func unorderedSQL(columns: String) -> (sql: String, arguments: [StoredValue]) {
+        guard pageClause.isEmpty else { return (sql(columns: columns), arguments) }
+        return ("SELECT \(columns) FROM \(table) AS t0" + (whereClause.map { " WHERE \($0)" } ?? ""), whereArguments)
     }
 
     /// `SELECT count(*)` of the plan's rows (its page, when it has one), and its values.

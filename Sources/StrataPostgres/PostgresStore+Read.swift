@@ -73,7 +73,7 @@ extension PostgresStore {
     }
 
     /// Evaluates a page's condition on every row first when it can fail.
-    private func checkEveryRow(_ select: PostgresSelect) throws(StrataError) {
+    func checkEveryRow(_ select: PostgresSelect) throws(StrataError) {
         if let check = select.checkSQL { _ = try integers(check, select.whereArguments) }
     }
 
@@ -116,20 +116,6 @@ extension PostgresStore {
             values.append(rowValues)
         }
         return values
-    }
-
-    func aggregate(
-        _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
-    ) throws(StrataError) -> StoredValue {
-        guard let value else { return .integer(Int64(try count(plan))) }
-        // Computed in Swift over the selected values, by the rules every store shares.
-        let values = try fetchValues(plan, columns: [value]).map { $0[0] }
-        return try function.compute(values, collation: collation).get()
-    }
-
-    func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]] {
-        let columns = query.keys.map(\.value) + query.aggregates.map { $0.value ?? .value(.null) }
-        return try query.compute(try fetchValues(plan, columns: columns)).get()
     }
 
     func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
