@@ -97,7 +97,7 @@ let package = Package(
         // A second process that writes to a store, for cross-process tests.
         .executableTarget(
             name: "strata-test-writer",
-            dependencies: ["Strata", "StrataTestModels"],
+            dependencies: ["Strata", "StrataPostgres", "StrataTestModels"],
             path: "Tests/StrataTestWriter",
             swiftSettings: strictSettings),
         // Reliability trials: `swift run strata-reliability quick` (CI) or `full`.
@@ -121,7 +121,10 @@ let package = Package(
         // Against a real server: STRATA_POSTGRES_URL (CI starts one, see .ci/postgres.sh).
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["Strata", "StrataPostgres", "StrataTesting", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "Strata", "StrataPostgres", "StrataTesting", "StrataTestModels", "strata-test-writer",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataMacrosTests",

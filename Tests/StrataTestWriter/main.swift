@@ -7,6 +7,9 @@ import StrataTestModels
 // saves once, and prints the wall-clock time of the commit.
 
 let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "pg-counter" {
+    exit(try await runPostgresCounter(arguments))
+}
 // Usage: strata-test-writer migrate <store path>
 // Opens a version-1 victim store with version 2, migrating it, and prints
 // "migrated", or "failed <error code>" and exits with 3.
