@@ -9,7 +9,9 @@ import StrataCore
 
 extension Runner {
     /// Libraries that can aggregate in the store.
-    static var aggregateLibraries: [any BenchLibrary.Type] { [RawLibrary.self, GRDBRowLibrary.self, StrataLibrary.self] }
+    static var aggregateLibraries: [any BenchLibrary.Type] {
+        [RawLibrary.self, GRDBRowLibrary.self, StrataLibrary.self, PostgresRawLibrary.self, StrataPostgresLibrary.self]
+    }
 
     func aggregate() async throws {
         let rows = ItemRow.make(workload.rows)
@@ -49,8 +51,14 @@ extension Runner {
                             }
                         }
                     }
+                case is PostgresRawLibrary.Type:
+                    let raw = try await PostgresRawLibrary.open(at: path)
+                    elapsed = try await measure {
+                        for minimum in minimums { sums.append(try await raw.sum(minimumScore: minimum)) }
+                    }
+                    try await raw.close()
                 default:
-                    let container = try await StrataLibrary.load(at: path)
+                    let container = try await (library as? StrataLibrary.Type ?? StrataLibrary.self).load(at: path)
                     defer { try? container.persistentStoreCoordinator.close() }
                     let context = container.newContext()
                     elapsed = try await measure {

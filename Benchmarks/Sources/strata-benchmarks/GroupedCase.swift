@@ -9,7 +9,9 @@ import StrataCore
 
 extension Runner {
     /// Libraries that group in the store.
-    static var groupedLibraries: [any BenchLibrary.Type] { [RawLibrary.self, GRDBRowLibrary.self, StrataLibrary.self] }
+    static var groupedLibraries: [any BenchLibrary.Type] {
+        [RawLibrary.self, GRDBRowLibrary.self, StrataLibrary.self, PostgresRawLibrary.self, StrataPostgresLibrary.self]
+    }
 
     func grouped() async throws {
         let rows = ItemRow.make(workload.rows)
@@ -52,8 +54,17 @@ extension Runner {
                             }
                         }
                     }
+                case is PostgresRawLibrary.Type:
+                    let raw = try await PostgresRawLibrary.open(at: path)
+                    elapsed = try await measure {
+                        for minimum in minimums {
+                            let groups = try await raw.groupCounts(minimumScore: minimum)
+                            checksums.append(groups.reduce(0) { $0 &+ $1.0 &* $1.1 })
+                        }
+                    }
+                    try await raw.close()
                 default:
-                    let container = try await StrataLibrary.load(at: path)
+                    let container = try await (library as? StrataLibrary.Type ?? StrataLibrary.self).load(at: path)
                     defer { try? container.persistentStoreCoordinator.close() }
                     let context = container.newContext()
                     elapsed = try await measure {

@@ -147,6 +147,25 @@ final class PostgresRawLibrary: BenchLibrary {
         return rows
     }
 
+    /// The sum of `i1` over the rows with `score >= minimum` (case 12).
+    func sum(minimumScore: Double) async throws -> Int {
+        var total = 0
+        let rows = try await connection.query(
+            "SELECT SUM(i1)::bigint FROM \(unescaped: table) WHERE score >= \(minimumScore)", logger: Self.logger)
+        for try await value in rows.decode(Int?.self) { total = value ?? 0 }
+        return total
+    }
+
+    /// The rows with `score >= minimum` counted per `i1` (case 16).
+    func groupCounts(minimumScore: Double) async throws -> [(Int, Int)] {
+        var groups: [(Int, Int)] = []
+        let rows = try await connection.query(
+            "SELECT i1, COUNT(*) FROM \(unescaped: table) WHERE score >= \(minimumScore) GROUP BY i1 ORDER BY i1",
+            logger: Self.logger)
+        for try await (key, count) in rows.decode((Int, Int).self) { groups.append((key, count)) }
+        return groups
+    }
+
     func fetchAll() async throws -> Int {
         try await fetch("SELECT \(unescaped: Self.columns) FROM \(unescaped: table)").reduce(0) { $0 &+ $1.checksum }
     }
