@@ -183,6 +183,21 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     }
 }
 
+/// A value bound to a statement: a stored value, or a list of keys bound as one
+/// binary `bigint[]`. A bound array is a constant when the statement is
+/// planned, so `pk = ANY($1)` is a hash lookup however long the list is (a
+/// text array cast in the statement is not, and is searched row by row).
+///
+/// ```swift
+/// try session.execute("DELETE FROM t WHERE pk = ANY($1)", arguments: [.keys([3, 5, 8])])
+/// ```
+enum PostgresArgument: Sendable {
+    case value(StoredValue)
+    case keys([Int64])
+
+    static func integer(_ value: Int64) -> PostgresArgument { .value(.integer(value)) }
+}
+
 /// One leased connection: statements with bound values, answered as rows.
 ///
 /// ```swift
@@ -203,9 +218,36 @@ struct PostgresSession {
         try result(sql, values).metadata.rows ?? 0
     }
 
+    /// The rows a statement with key lists among its values returns.
+    @discardableResult
+    func rows(_ sql: String, arguments: [PostgresArgument]) throws(StrataError) -> [PostgresRow] {
+        try result(sql, bindings(arguments)).rows
+    }
+
+    /// Runs a statement with key lists among its values; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: String, arguments: [PostgresArgument]) throws(StrataError) -> Int {
+        try result(sql, bindings(arguments)).metadata.rows ?? 0
+    }
+
+    private func bindings(_ arguments: [PostgresArgument]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .value(let value): Self.bind(value, into: &bindings)
+            case .keys(let keys): bindings.append(keys)
+            }
+        }
+        return bindings
+    }
+
     private func result(_ sql: String, _ values: [StoredValue]) throws(StrataError) -> PostgresQueryResult {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { Self.bind(value, into: &bindings) }
+        return try result(sql, bindings)
+    }
+
+    private func result(_ sql: String, _ bindings: PostgresBindings) throws(StrataError) -> PostgresQueryResult {
         do {
             return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresConnectionPool.logger).wait()
         } catch {
@@ -213,10 +255,6 @@ struct PostgresSession {
         }
     }
 
-    /// Keys bound as one value, read with `$n::bigint[]`.
-    static func keyArray(_ keys: [Int64]) -> StoredValue {
-        .text("{" + keys.map(String.init).joined(separator: ",") + "}")
-    }
 
     static func bind(_ value: StoredValue, into bindings: inout PostgresBindings) {
         switch value {

@@ -43,18 +43,18 @@ extension PostgresStore {
                     entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
             }
             try insertRows(bound, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
-            let keys = PostgresSession.keyArray(result.primaryKeys)
+            let keys = PostgresArgument.keys(result.primaryKeys)
             for owner in orderedOwners(of: entityIndex) {
                 let column = layout.entities[entityIndex].columns[owner.column]
                 let table = layout.entities[entityIndex].table
                 try session.execute("""
                     UPDATE \(table) AS t SET \(owner.position) = n.position FROM (
                         SELECT m.pk, COALESCE((SELECT MAX(x.\(owner.position)) FROM \(table) AS x
-                            WHERE x.\(column) = m.\(column) AND NOT x.pk IN (SELECT unnest($1::bigint[]))), -1)
+                            WHERE x.\(column) = m.\(column) AND NOT x.pk = ANY($1)), -1)
                             + ROW_NUMBER() OVER (PARTITION BY m.\(column) ORDER BY m.pk) AS position
-                        FROM \(table) AS m WHERE m.pk IN (SELECT unnest($1::bigint[])) AND m.\(column) IS NOT NULL) AS n
+                        FROM \(table) AS m WHERE m.pk = ANY($1) AND m.\(column) IS NOT NULL) AS n
                     WHERE t.pk = n.pk
-                    """, [keys])
+                    """, arguments: [keys])
                 var seen = Set<Int64>()
                 for values in rows {
                     guard case .integer(let key) = values[owner.column], seen.insert(key).inserted else { continue }

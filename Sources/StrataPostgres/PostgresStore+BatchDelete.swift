@@ -34,8 +34,8 @@ extension PostgresStore {
                 try session.execute(sql, condition?.arguments ?? [.integer(Int64(entityIndex))])
             case .keys(let keys):
                 try session.execute(
-                    "INSERT INTO \(Self.doomedTable) (entity, pk) SELECT $1, pk FROM \(table) WHERE pk IN (SELECT unnest($2::bigint[])) ON CONFLICT DO NOTHING",
-                    [.integer(Int64(entityIndex)), PostgresSession.keyArray(keys)])
+                    "INSERT INTO \(Self.doomedTable) (entity, pk) SELECT $1, pk FROM \(table) WHERE pk = ANY($2) ON CONFLICT DO NOTHING",
+                    arguments: [.integer(Int64(entityIndex)), .keys(keys)])
             }
             result.primaryKeys = try doomedKeys(of: entityIndex, in: session)
             guard !result.primaryKeys.isEmpty else { return }

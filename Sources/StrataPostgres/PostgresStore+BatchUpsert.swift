@@ -71,7 +71,7 @@ extension PostgresStore {
             try readRows(
                 entityIndex: entityIndex,
                 sql: "SELECT \(table.selectList) FROM \(table.table) AS t0 WHERE \(condition) LIMIT 1",
-                arguments: keyValues, in: session) { cursor, _ in found = cursor.stored() }
+                arguments: keyValues.map(PostgresArgument.value), in: session) { cursor, _ in found = cursor.stored() }
             if found != nil { return found }
         }
         return nil

@@ -38,8 +38,8 @@ extension PostgresStore {
             var stale: [Int64] = []
             var found: Set<Int64> = []
             for row in try session.rows(
-                "SELECT pk, \(PostgresLayout.versionColumn) FROM \(entity.table) WHERE pk IN (SELECT unnest($1::bigint[]))",
-                [PostgresSession.keyArray(keys)]) {
+                "SELECT pk, \(PostgresLayout.versionColumn) FROM \(entity.table) WHERE pk = ANY($1)",
+                arguments: [.keys(keys)]) {
                 var cells = row.makeIterator()
                 guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
                       let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
@@ -94,7 +94,7 @@ extension PostgresStore {
                 var released: Int64?
                 try readRows(
                     entityIndex: entityIndex, sql: "SELECT \(table.selectList) FROM \(table.table) AS t0 WHERE \(condition)",
-                    arguments: values, in: session) { cursor, _ in
+                    arguments: values.map(PostgresArgument.value), in: session) { cursor, _ in
                     guard cursor.primaryKey != primaryKey else { return }
                     let rowKey = RowKey(entityIndex, cursor.primaryKey)
                     if !leaves(rowKey, columns) {

@@ -39,11 +39,11 @@ final class PostgresRowCursor: StoreRow {
 extension PostgresStore {
     /// Runs a query whose cells start with an entity's select list; one call of `body` per row.
     func readRows(
-        entityIndex: Int, sql: String, arguments: [StoredValue], in session: PostgresSession? = nil,
+        entityIndex: Int, sql: String, arguments: [PostgresArgument], in session: PostgresSession? = nil,
         _ body: (PostgresRowCursor, PostgresRow) throws -> Void
     ) throws(StrataError) {
-        let rows = if let session { try session.rows(sql, arguments) } else {
-            try pool.withSession { session throws(StrataError) in try session.rows(sql, arguments) }
+        let rows = if let session { try session.rows(sql, arguments: arguments) } else {
+            try pool.withSession { session throws(StrataError) in try session.rows(sql, arguments: arguments) }
         }
         let cursor = PostgresRowCursor(layout.entities[entityIndex])
         for row in rows {
@@ -82,7 +82,7 @@ extension PostgresStore {
         try checkEveryRow(select)
         try readRows(
             entityIndex: plan.entityIndex, sql: select.sql(columns: layout.entities[plan.entityIndex].selectList),
-            arguments: select.arguments) { cursor, _ in try body(cursor) }
+            arguments: select.arguments.map(PostgresArgument.value)) { cursor, _ in try body(cursor) }
     }
 
     func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
@@ -139,8 +139,8 @@ extension PostgresStore {
         let entity = layout.entities[entityIndex]
         try readRows(
             entityIndex: entityIndex,
-            sql: "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.pk IN (SELECT unnest($1::bigint[])) ORDER BY t0.pk",
-            arguments: [PostgresSession.keyArray(primaryKeys)], in: session, body)
+            sql: "SELECT \(entity.selectList) FROM \(entity.table) AS t0 WHERE t0.pk = ANY($1) ORDER BY t0.pk",
+            arguments: [.keys(primaryKeys)], in: session, body)
     }
 
     func fetchRows(entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
@@ -162,7 +162,7 @@ extension PostgresStore {
         guard !owners.isEmpty,
               let (sql, destinationIndex) = membersSQL(entityIndex: entityIndex, ordinal: ordinal, many: true) else { return }
         let ownerColumn = layout.entities[destinationIndex].columnOrdinals.count + 2
-        try readRows(entityIndex: destinationIndex, sql: sql, arguments: [PostgresSession.keyArray(owners)]) { cursor, row in
+        try readRows(entityIndex: destinationIndex, sql: sql, arguments: [.keys(owners)]) { cursor, row in
             var cells = row.makeIterator()
             for _ in 0..<ownerColumn { _ = cells.next() }
             guard let cell = cells.next(), let owner = try PostgresSession.integer(cell) else { return }
@@ -177,7 +177,7 @@ extension PostgresStore {
         case .foreignKey(let destinationIndex, let foreignKey, let position)?:
             let destination = layout.entities[destinationIndex]
             let sql = many
-                ? "SELECT \(destination.selectList), t0.\(foreignKey) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) IN (SELECT unnest($1::bigint[])) "
+                ? "SELECT \(destination.selectList), t0.\(foreignKey) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) = ANY($1) "
                     + "ORDER BY t0.\(foreignKey), t0.\(position) NULLS FIRST, t0.pk"
                 : "SELECT \(destination.selectList) FROM \(destination.table) AS t0 WHERE t0.\(foreignKey) = $1 "
                     + "ORDER BY t0.\(position) NULLS FIRST, t0.pk"
@@ -186,7 +186,7 @@ extension PostgresStore {
             let destination = layout.entities[destinationIndex]
             let from = "\(join.table) AS j JOIN \(destination.table) AS t0 ON t0.pk = j.\(join.member)"
             let sql = many
-                ? "SELECT \(destination.selectList), j.\(join.owner) FROM \(from) WHERE j.\(join.owner) IN (SELECT unnest($1::bigint[])) "
+                ? "SELECT \(destination.selectList), j.\(join.owner) FROM \(from) WHERE j.\(join.owner) = ANY($1) "
                     + "ORDER BY j.\(join.owner), j.\(join.ownerPosition), j.\(join.member)"
                 : "SELECT \(destination.selectList) FROM \(from) WHERE j.\(join.owner) = $1 ORDER BY j.\(join.ownerPosition), j.\(join.member)"
             return (sql, destinationIndex)

@@ -236,8 +236,8 @@ extension PostgresStore {
         for (entityIndex, expected) in byEntity.sorted(by: { $0.key < $1.key }) {
             let sorted = expected.keys.sorted()
             let rows = try session.rows(
-                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk IN (SELECT unnest($1::bigint[])) RETURNING pk, _version",
-                [PostgresSession.keyArray(sorted)])
+                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk = ANY($1) RETURNING pk, _version",
+                arguments: [.keys(sorted)])
             if !checked {
                 var found = 0
                 for row in rows {
@@ -289,7 +289,7 @@ extension PostgresStore {
             var members: [Int64] = []
             for member in write.members { members.append(try key(member)) }
             record(write.entityIndex, write.ordinal, owner)
-            let positions = PostgresSession.keyArray(members.indices.map(Int64.init))
+            let positions = PostgresArgument.keys(members.indices.map(Int64.init))
             switch storage {
             case .foreignKey(let destinationIndex, _, let position):
                 guard !members.isEmpty else { continue }
@@ -297,7 +297,7 @@ extension PostgresStore {
                     UPDATE \(layout.entities[destinationIndex].table) AS d SET \(position) = v.position
                     FROM unnest($1::bigint[], $2::bigint[]) AS v(pk, position)
                     WHERE d.pk = v.pk AND d.\(position) IS DISTINCT FROM v.position
-                    """, [PostgresSession.keyArray(members), positions])
+                    """, arguments: [.keys(members), positions])
             case .joinTable(let destinationIndex, let inverseOrdinal, let join):
                 let stored = Set(try integers(
                     "SELECT \(join.member) FROM \(join.table) WHERE \(join.owner) = $1", [.integer(owner)], in: session))
@@ -305,8 +305,8 @@ extension PostgresStore {
                 let removed = stored.subtracting(kept).sorted()
                 if !removed.isEmpty {
                     try session.execute(
-                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) IN (SELECT unnest($2::bigint[]))",
-                        [.integer(owner), PostgresSession.keyArray(removed)])
+                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) = ANY($2)",
+                        arguments: [.integer(owner), .keys(removed)])
                     for member in removed { record(destinationIndex, inverseOrdinal, member) }
                 }
                 guard !members.isEmpty else { continue }
@@ -317,7 +317,7 @@ extension PostgresStore {
                     FROM unnest($2::bigint[], $3::bigint[]) AS v(member, position)
                     ON CONFLICT ("source", "target") DO UPDATE SET \(join.ownerPosition) = excluded.\(join.ownerPosition)
                     WHERE j.\(join.ownerPosition) IS DISTINCT FROM excluded.\(join.ownerPosition)
-                    """, [.integer(owner), PostgresSession.keyArray(members), positions])
+                    """, arguments: [.integer(owner), .keys(members), positions])
                 for member in members where !stored.contains(member) { record(destinationIndex, inverseOrdinal, member) }
             }
         }
