@@ -14,6 +14,7 @@ enum PostgresFunctions {
     static func unwrap(namespace: String) -> String { "\(quote(namespace)).strata_unwrap" }
     static func integer(namespace: String) -> String { "\(quote(namespace)).strata_integer" }
     static func real(namespace: String) -> String { "\(quote(namespace)).strata_real" }
+    static func sum(namespace: String) -> String { "\(quote(namespace)).strata_sum" }
 
     static func createStatements(namespace: String) -> [String] {
         let overflow = sqlTextLiteral(CheckedArithmetic.overflowMessage)
@@ -68,6 +69,22 @@ enum PostgresFunctions {
                 IF r = 'NaN'::float8 THEN RAISE EXCEPTION USING MESSAGE = \(notANumber); END IF;
                 RETURN r;
             END $$
+            """,
+            // A sum as Swift computes it: PostgreSQL sums `bigint` exactly, as
+            // `numeric`, and the total must fit `Int64`; a `float8` sum is as is.
+            """
+            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace))(total numeric) RETURNS bigint \
+            LANGUAGE plpgsql IMMUTABLE AS $$
+            BEGIN
+                IF total < -9223372036854775808 OR total > 9223372036854775807 THEN
+                    RAISE EXCEPTION USING MESSAGE = \(overflow);
+                END IF;
+                RETURN total::bigint;
+            END $$
+            """,
+            """
+            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace))(total float8) RETURNS float8 \
+            LANGUAGE sql IMMUTABLE AS $$ SELECT total $$
             """,
         ]
     }

@@ -8,11 +8,12 @@ import StrataCore
 ///
 /// The meaning is the one every store shares (``GroupQuery``, `AggregateFunction`):
 /// - an integer sum is exact (PostgreSQL sums `bigint` as `numeric`) and one
-///   that leaves `Int64` fails as Swift's arithmetic would;
+///   that leaves `Int64` fails the query, as Swift's arithmetic would, even in
+///   a group that `HAVING` or the page leaves out (`strata_sum`);
 /// - `Decimal` text compares, sums and averages as `numeric`, and a minimum or
 ///   maximum returns the stored text of the extreme value;
-/// - folded text orders by its hidden folded column, then by code point, so two
-///   texts are the same value only when they are the same text;
+/// - folded text compares by its hidden folded column: texts that fold alike
+///   are one value, and a group of them shows the first by code point;
 /// - nil sorts first ascending and last descending, as in the other stores.
 extension PostgresStore {
     func aggregate(
@@ -25,7 +26,7 @@ extension PostgresStore {
         let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
         if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
         let page = select.unorderedSQL(columns: columns.joined(separator: ", "))
-        let call = Self.call(function, collation: collation, argument: "a0", folded: "f0")
+        let call = self.call(function, collation: collation, argument: "a0", folded: "f0")
         let rows = try pool.withSession { session throws(StrataError) in
             try session.rows("SELECT \(call) FROM (\(page.sql)) AS page", page.arguments)
         }
@@ -52,21 +53,31 @@ extension PostgresStore {
         var arguments = page.arguments
 
         let calls = query.aggregates.indices.map { index in
-            Self.call(query.aggregates[index].function, collation: query.aggregates[index].collation, argument: "a\(index)", folded: "f\(index)")
+            call(query.aggregates[index].function, collation: query.aggregates[index].collation, argument: "a\(index)", folded: "f\(index)")
         }
-        let keys = query.keys.enumerated().map { index, key in key.collation == .decimal ? "MIN(k\(index))" : "k\(index)" }
+        // A key by collation names its group; any of the group's texts shows it.
+        let keys = query.keys.enumerated().map { index, key in key.collation == .binary ? "k\(index)" : "MIN(k\(index))" }
         var sql = "SELECT \((keys + calls).joined(separator: ", ")) FROM (\(page.sql)) AS page"
         let grouping = query.keys.enumerated().flatMap { index, key -> [String] in
             switch key.collation {
             case .binary: ["k\(index)"]
-            case .folded: ["k\(index)", "kf\(index)"]
+            case .folded: ["kf\(index)"]
             case .decimal: ["k\(index)::numeric"]
             }
         }
         if !grouping.isEmpty { sql += " GROUP BY " + grouping.joined(separator: ", ") }
         var parameters = PostgresParameters(next: arguments.count + 1)
-        if let having = query.having {
-            sql += " HAVING " + render(having, query, calls: calls, &parameters)
+        // Every group's integer sums are checked, as the other stores check
+        // them while grouping, even where HAVING or the page leaves it out:
+        // PostgreSQL computes the select list only for the groups it returns.
+        // A CASE tests the sums first (conditions may run in any order).
+        let sums = query.aggregates.indices.filter { query.aggregates[$0].function == .sum && query.aggregates[$0].collation != .decimal }
+        let having = query.having.map { render($0, query, calls: calls, &parameters) }
+        if !sums.isEmpty {
+            let checked = sums.map { "(\(calls[$0]) IS NOT DISTINCT FROM \(calls[$0]))" }.joined(separator: " AND ")
+            sql += " HAVING CASE WHEN \(checked) THEN \(having ?? "TRUE") ELSE FALSE END"
+        } else if let having {
+            sql += " HAVING " + having
         }
         arguments += parameters.values
         let order = query.completeOrder.flatMap { term in
@@ -95,22 +106,23 @@ extension PostgresStore {
     }
 
     /// One function over the inner column `argument` (and its folded form `folded`).
-    private static func call(_ function: AggregateFunction, collation: Collation, argument: String, folded: String) -> String {
+    private func call(_ function: AggregateFunction, collation: Collation, argument: String, folded: String) -> String {
         switch (function, collation) {
         case (.count, _): "COUNT(*)"
         case (.countDistinct, .decimal): "COUNT(DISTINCT \(argument)::numeric)"
+        case (.countDistinct, .folded): "COUNT(DISTINCT \(folded))"
         case (.countDistinct, _): "COUNT(DISTINCT \(argument))"
         case (.sum, .decimal): "SUM(\(argument)::numeric)::text"
-        case (.sum, _): "SUM(\(argument))"
+        case (.sum, _): "\(PostgresFunctions.sum(namespace: layout.namespace))(SUM(\(argument)))"
         case (.average, .decimal): "AVG(\(argument)::numeric)::float8"
         case (.average, _): "AVG(\(argument))::float8"
         case (.minimum, .binary): "MIN(\(argument))"
         case (.maximum, .binary): "MAX(\(argument))"
         // The stored text of the extreme value, by the collation's order.
-        case (.minimum, .decimal): extreme(argument, by: "\(argument)::numeric ASC, \(argument) ASC")
-        case (.maximum, .decimal): extreme(argument, by: "\(argument)::numeric DESC, \(argument) DESC")
-        case (.minimum, .folded): extreme(argument, by: "\(folded) ASC, \(argument) ASC")
-        case (.maximum, .folded): extreme(argument, by: "\(folded) DESC, \(argument) DESC")
+        case (.minimum, .decimal): Self.extreme(argument, by: "\(argument)::numeric ASC, \(argument) ASC")
+        case (.maximum, .decimal): Self.extreme(argument, by: "\(argument)::numeric DESC, \(argument) DESC")
+        case (.minimum, .folded): Self.extreme(argument, by: "\(folded) ASC, \(argument) ASC")
+        case (.maximum, .folded): Self.extreme(argument, by: "\(folded) DESC, \(argument) DESC")
         }
     }
 
@@ -118,8 +130,7 @@ extension PostgresStore {
         "(array_agg(\(argument) ORDER BY \(order)) FILTER (WHERE \(argument) IS NOT NULL))[1]"
     }
 
-    /// A function's result as a stored value: an integer sum, which
-    /// PostgreSQL computes as `numeric`, must fit `Int64`.
+    /// A function's result as a stored value; a `numeric` integer sum must fit `Int64`.
     private static func result(_ cell: PostgresCell, of function: AggregateFunction, collation: Collation) throws(StrataError) -> StoredValue {
         let value = try PostgresSession.value(cell)
         guard function == .sum, collation != .decimal, cell.dataType == .numeric, case .text(let text) = value else { return value }
@@ -134,7 +145,7 @@ extension PostgresStore {
         case .key(let index):
             switch query.keys[index].collation {
             case .binary: return ["k\(index)"]
-            case .folded: return ["kf\(index)", "k\(index)"]
+            case .folded: return ["kf\(index)"]
             case .decimal: return ["k\(index)::numeric"]
             }
         case .aggregate(let index):
@@ -142,7 +153,7 @@ extension PostgresStore {
             switch (function.function, function.collation) {
             case (.minimum, .folded), (.maximum, .folded):
                 let descending = function.function == .maximum ? " DESC" : ""
-                return [Self.extreme("f\(index)", by: "f\(index)\(descending), a\(index)\(descending)"), calls[index]]
+                return [Self.extreme("f\(index)", by: "f\(index)\(descending), a\(index)\(descending)")]
             case (.minimum, .decimal), (.maximum, .decimal): return ["(\(calls[index]))::numeric"]
             default: return [calls[index]]
             }
@@ -156,11 +167,8 @@ extension PostgresStore {
         switch condition {
         case .compare(let term, let comparison, let value):
             let keys = sortKeys(term, query, calls: calls)
-            if query.collation(of: term) == .folded, keys.count == 2 {
-                let folded = parameters.bind(PostgresLayout.folded(value)), plain = parameters.bind(value)
-                return "(ROW(\(keys[0]), \(keys[1])) \(comparison.rawValue) ROW(\(folded), \(plain)))"
-            }
-            let bound = parameters.bind(value)
+            // Folded text compares by its folded form alone, as the collation does.
+            let bound = parameters.bind(query.collation(of: term) == .folded ? PostgresLayout.folded(value) : value)
             let right = query.collation(of: term) == .decimal ? "\(bound)::numeric" : bound
             return "(\(keys[0]) \(comparison.rawValue) \(right))"
         case .and(let lhs, let rhs):

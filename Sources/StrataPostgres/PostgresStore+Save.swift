@@ -12,6 +12,10 @@ extension PostgresStore {
     /// again, reading every expected row first to report all conflicts (with
     /// nothing written).
     func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
+        if let result = try saveInOneStatement(request, origin: origin) {
+            didCommit(result.changes)
+            return result
+        }
         let result: SaveResult
         do {
             result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: false, in: session) }

@@ -70,7 +70,12 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             }
             let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(layout.metadataTable)])
             if let cell = exists.first?.first, try PostgresSession.integer(cell) == 1 {
-                return try check(layout: layout, schema: schema, in: session)
+                let identifier = try check(layout: layout, schema: schema, in: session)
+                // Functions a newer version added, for a store an older one made.
+                if !readOnly {
+                    for statement in PostgresFunctions.createStatements(namespace: layout.namespace) { try session.execute(statement) }
+                }
+                return identifier
             }
             guard !readOnly else {
                 throw StrataError(

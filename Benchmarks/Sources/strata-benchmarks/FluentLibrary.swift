@@ -35,16 +35,24 @@ final class FluentItem: Model, @unchecked Sendable {
     }
 }
 
+/// What the benchmark does with Fluent, the same on every driver: the
+/// driver's library holds the database and the fetched models.
+protocol FluentBenchLibrary: BenchLibrary {
+    var db: any Database { get }
+    var held: [FluentItem] { get set }
+}
+
+/// Rows per multi-row `INSERT` or `DELETE … IN`; the bundled SQLite binds at most 32,766 values.
+private let fluentChunk = 1_000
+
 /// Fluent 4 with fluent-sqlite-driver: one connection on one event loop,
 /// blocking SQLite work on NIO's thread pool, as in a Vapor app.
-final class FluentLibrary: BenchLibrary, @unchecked Sendable {
+final class FluentLibrary: FluentBenchLibrary, @unchecked Sendable {
     // @unchecked: the runner uses a library from one task at a time.
     static let name = "fluent"
-    /// Rows per multi-row `INSERT` or `DELETE … IN`; the bundled SQLite binds at most 32,766 values.
-    static let chunk = 1_000
     private let databases: Databases
-    private let db: any Database
-    private var held: [FluentItem] = []
+    let db: any Database
+    var held: [FluentItem] = []
 
     private init(path: String) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
@@ -73,18 +81,22 @@ final class FluentLibrary: BenchLibrary, @unchecked Sendable {
         held = []
         await databases.shutdownAsync()
     }
+}
 
-    private static func create(_ rows: some Collection<ItemRow>, on db: any Database) async throws {
-        var start = rows.startIndex
-        while start != rows.endIndex {
-            let end = rows.index(start, offsetBy: chunk, limitedBy: rows.endIndex) ?? rows.endIndex
-            try await rows[start..<end].map(FluentItem.init).create(on: db)
-            start = end
-        }
+/// Inserts rows as models, `fluentChunk` per multi-row `INSERT`.
+private func createItems(_ rows: some Collection<ItemRow>, on db: any Database) async throws {
+    var start = rows.startIndex
+    while start != rows.endIndex {
+        let end = rows.index(start, offsetBy: fluentChunk, limitedBy: rows.endIndex) ?? rows.endIndex
+        try await rows[start..<end].map(FluentItem.init).create(on: db)
+        start = end
     }
+}
+
+extension FluentBenchLibrary {
 
     func insert(_ rows: [ItemRow]) async throws {
-        try await db.transaction { tx in try await Self.create(rows, on: tx) }
+        try await db.transaction { tx in try await createItems(rows, on: tx) }
     }
 
     func fetchAll() async throws -> Int {
@@ -118,7 +130,7 @@ final class FluentLibrary: BenchLibrary, @unchecked Sendable {
         try await db.transaction { tx in
             var start = 0
             while start < items.count {
-                let end = min(start + Self.chunk, items.count)
+                let end = min(start + fluentChunk, items.count)
                 try await items[start..<end].delete(on: tx)
                 start = end
             }
@@ -164,7 +176,7 @@ final class FluentLibrary: BenchLibrary, @unchecked Sendable {
         while next <= total {
             let count = min(unit, total - next + 1)
             let rows = ItemRow.make(count, startingAt: next)
-            try await db.transaction { tx in try await Self.create(rows, on: tx) }
+            try await db.transaction { tx in try await createItems(rows, on: tx) }
             next += count
         }
     }

@@ -51,7 +51,7 @@ enum Libraries {
 
     /// The PostgreSQL libraries: run when `STRATA_BENCH_POSTGRES` names a server.
     static var postgres: [any BenchLibrary.Type] {
-        [PostgresRawLibrary.self, StrataPostgresLibrary.self]
+        [PostgresRawLibrary.self, FluentPostgresLibrary.self, StrataPostgresLibrary.self]
     }
 
     static func named(_ name: String) -> (any BenchLibrary.Type)? {

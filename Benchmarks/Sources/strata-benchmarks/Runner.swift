@@ -52,7 +52,7 @@ final class Runner {
         if !freshFile { try await library.create(at: path, rows: setupRows) }
         var results: [[Double]] = []
         // Fluent is 20–300× slower than raw here: one timed run, no warm-up.
-        let isFluent = library == FluentLibrary.self
+        let isFluent = library == FluentLibrary.self || library == FluentPostgresLibrary.self
         let count = isFluent ? workload.fluentRuns : runs ?? workload.runs
         for run in (isFluent ? 1 : 0)...count {
             if freshFile {
@@ -192,7 +192,7 @@ final class Runner {
     private func growth() async throws {
         for size in workload.growthRows {
             let rows = ItemRow.make(size)
-            for library in libraries where library != FluentLibrary.self || size <= workload.fluentMaxRows {
+            for library in libraries where !(library is any FluentBenchLibrary.Type) || size <= workload.fluentMaxRows {
                 let runs = try await timedRuns(
                     library, "growth\(size)", setupRows: rows, freshFile: false,
                     runs: size > workload.rows ? min(workload.runs, workload.largeRuns) : nil

@@ -28,7 +28,7 @@ struct StrataBenchmarks: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: "Run only these cases (repeatable): \(BenchCase.allCases.map(\.rawValue).joined(separator: ", ")).")
     var cases: [String] = []
 
-    @Option(name: .customLong("library"), help: "Run only these libraries (repeatable): raw, grdb-row, grdb-record, grdb-codable, fluent, strata, strata-memory; pg-raw and strata-pg with STRATA_BENCH_POSTGRES set.")
+    @Option(name: .customLong("library"), help: "Run only these libraries (repeatable): raw, grdb-row, grdb-record, grdb-codable, fluent, strata, strata-memory; pg-raw, fluent-pg and strata-pg with STRATA_BENCH_POSTGRES set.")
     var libraries: [String] = []
 
     @Option(help: "Rows of the memory cases (default 1,000,000).")

@@ -136,6 +136,23 @@ struct GroupedResultsTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func anIntegerSumThatOverflowsFailsEvenInAGroupLeftOut(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Sample.self))
+        let context = stack.container.newContext()
+        for seed in 0..<4 {
+            let sample = Sample(seed: seed)
+            sample.flag = seed < 2
+            context.insert(sample)
+        }
+        try context.save()
+        // Each group sums two values near Int64.min; no group has more than two rows.
+        let error = #expect(throws: StrataError.self) {
+            _ = try context.fetchGroups(of: FetchRequest<Sample>(), by: \.flag, computing: .sum(\.int64), having: .count > 2)
+        }
+        #expect(error?.code == .unsupportedPredicate)
+    }
+
+    @Test(arguments: testedStoreKinds)
     func decimalKeysAndExtremesCompareAsNumbers(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Sample.self))
         let context = stack.container.newContext()

@@ -37,7 +37,7 @@ struct StoreExportTests {
         let source = try await Self.store(schema, in: directory, name: "Source") { context in
             for seed in 1...3 { context.insert(Sample(seed: seed)) }
             let edge = Sample(seed: 4)
-            edge.string = "quotes \"and\", commas\nand a line break, and \u{1F469}\u{200D}\u{1F4BB}"
+            edge.string = "quotes \"and\", commas\nand a line break, a NUL \u{0} inside, and \u{1F469}\u{200D}\u{1F4BB}"
             edge.optionalString = ""
             edge.double = -1e-300
             edge.float = .leastNonzeroMagnitude
@@ -115,6 +115,29 @@ struct StoreExportTests {
         #expect(try await describe(target) == expected)
         #expect(expected.first?.hasPrefix("shelf 0: 0.3 - [") == true, "volumes in the order given, not by key")
         #expect(try StoreCheck(url: target).problems.isEmpty)
+    }
+
+    @Test(arguments: StoreExport.Format.allCases)
+    func aStoreWithAFoldedIndexExportsImportsAndChecks(_ format: StoreExport.Format) async throws {
+        let directory = TemporaryDirectory()
+        let schema = Schema(Place.self)
+        let source = try await Self.store(schema, in: directory, name: "Places") { context in
+            for name in ["Zürich", "zurich", "Ålesund", "Oslo"] { context.insert(Place(name: name, population: name.count)) }
+        }
+        #expect(try StoreCheck(url: source).problems.isEmpty, "the integrity check computes the folded index")
+        let target = try await Self.store(schema, in: directory, name: "Restored")
+        let exported = directory.file(format == .json ? "places.json" : "places-csv")
+        try StoreExport.export(storeAt: source, as: format, to: exported)
+        try StoreImport.import(from: exported, as: format, into: target)
+        #expect(try StoreCheck(url: target).problems.isEmpty)
+        let container = try await Self.container(target, schema: schema)
+        let names = try container.perform { context in
+            try context.fetch(FetchRequest<Place>(predicate: #Predicate { $0.name.folded == "zurich" }, sortBy: [SortDescriptor(\.name)]))
+                .map(\.name)
+        }
+        #expect(names == ["Zürich", "zurich"].sorted())
+        let refused = #expect(throws: StrataError.self) { try StoreExport.export(storeAt: source, as: .json, to: source) }
+        #expect(refused?.code == .invalidStoreLocation, "an export never overwrites its store")
     }
 
     @Test func anImportThatCannotBeDoneWritesNothing() async throws {

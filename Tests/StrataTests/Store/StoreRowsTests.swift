@@ -61,6 +61,28 @@ struct StoreRowsTests {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    @Test func decimalsCompareAndSortAsNumbers() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Samples.sqlite")
+        let container = try PersistentContainer(name: "Samples", schema: Schema(Sample.self))
+        container.storeDescriptions = [StoreDescription(url: url)]
+        try await container.loadPersistentStores()
+        try container.perform { context in
+            for (seed, text) in ["100.25", "9.5", "10"].enumerated() {
+                let sample = Sample(seed: seed)
+                sample.decimal = Decimal(string: text)!
+                context.insert(sample)
+            }
+            try context.save()
+        }
+        try container.persistentStoreCoordinator.close()
+        let rows = try StoreRows(
+            url: url, entity: "Sample", conditions: [try StoreRows.Condition(parsing: "decimal > 9.75")],
+            sort: [try StoreRows.SortKey(parsing: "decimal")])
+        let column = try #require(rows.columns.firstIndex(of: "decimal"))
+        #expect(rows.rows.map { $0[column] } == [.text("10"), .text("100.25")])
+    }
+
     @Test func aPreviewSaysWhatTheNextLoadWouldDo() async throws {
         let directory = TemporaryDirectory()
         let url = try await Self.library(directory)

@@ -49,12 +49,18 @@ public enum StoreExport {
         guard case .store(_, let metadata, let tables) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
             throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
         }
+        guard destination.standardizedFileURL.path != url.standardizedFileURL.path else {
+            throw StrataError(.invalidStoreLocation, "An export cannot be written over the store it reads (\(url.path))")
+        }
         let layout = RecordedStoreLayout(metadata.schema)
         let header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
             + StoreFileValueFormat.jsonString(metadata.fingerprint) + ", \"schema\": "
             + String(decoding: metadata.schema.canonicalJSON(), as: UTF8.self)
         var counts: [String: Int] = [:]
         try inspection.withInspectionConnection { connection throws(StrataError) in
+            // One read transaction: a store in use is exported as one snapshot.
+            try inspection.forEachRow(connection, "BEGIN") { _ throws(StrataError) in }
+            defer { try? inspection.forEachRow(connection, "COMMIT") { _ throws(StrataError) in } }
             var total = 0
             for entity in layout.entities where tables[entity.name] != nil {
                 try inspection.forEachRow(connection, "SELECT count(*) FROM \(quote(entity.name))") { row throws(StrataError) in

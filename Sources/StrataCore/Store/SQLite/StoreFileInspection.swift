@@ -119,6 +119,7 @@ struct StoreFileInspection {
         }
         // Another process may hold a lock for a moment (creating, checkpointing).
         if inUse { sqlite3_busy_timeout(connection, 10_000) }
+        Self.registerFunctions(on: connection)
         return try body(connection)
     }
 

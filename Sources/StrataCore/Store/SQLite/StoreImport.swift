@@ -39,9 +39,8 @@ public enum StoreImport {
         let layout = RecordedStoreLayout(metadata.schema)
         let entities = try document.entities(in: layout)
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+            // The store's own functions: its indexes may be built on them.
+            let queue = try DatabaseQueue(path: url.path, configuration: SQLiteStore.configuration(readOnly: false))
             defer { try? queue.close() }
             try queue.write { db in try write(entities, layout: layout, fileName: url.lastPathComponent, progress: progress, db) }
         } catch let error as StrataError {
@@ -81,9 +80,12 @@ public enum StoreImport {
                 INSERT INTO \(quote(entity.layout.name)) (\(columns.joined(separator: ", "))) \
                 VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
                 """)
+            // Bound as the store binds them (text with its length, NUL characters and all).
+            let raw = RawStatement(insert, in: db)
             for record in entity.records {
-                let values = [StoredValue.integer(record.key), .integer(record.version)] + record.values
-                try insert.execute(arguments: StatementArguments(values.map(\.importedValue)))
+                raw.reset()
+                raw.bind([StoredValue.integer(record.key), .integer(record.version)] + record.values)
+                try raw.execute()
                 written += 1
                 if written % 1000 == 0 || written == total { progress?(written, total) }
             }
@@ -152,17 +154,5 @@ public enum StoreImport {
             }
         }
         return positions
-    }
-}
-
-extension StoredValue {
-    fileprivate var importedValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let value): value.databaseValue
-        case .real(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        case .blob(let value): value.databaseValue
-        }
     }
 }

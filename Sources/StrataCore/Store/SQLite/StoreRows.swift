@@ -127,6 +127,10 @@ public struct StoreRows: Sendable {
             }
             return column == "_pk" ? "pk" : quote(column)
         }
+        // Decimal text compares and sorts by its number, as in every store.
+        func collation(_ type: AttributeType?) -> String {
+            type == .decimal ? " COLLATE \(DecimalCollation.name)" : ""
+        }
         var clauses: [String] = []
         var arguments: [StoredValue] = []
         for condition in conditions {
@@ -152,20 +156,22 @@ public struct StoreRows: Sendable {
                 let clause = switch condition.comparison {
                 case .contains: "instr(\(column), \(parameter)) > 0"
                 case .beginsWith: "substr(\(column), 1, length(\(parameter))) = \(parameter)"
-                default: "substr(\(column), -length(\(parameter))) = \(parameter)"
+                default: "(length(\(parameter)) = 0 OR substr(\(column), -length(\(parameter))) = \(parameter))"
                 }
                 clauses.append(clause)
             default:
                 let value = try StoreFileValueFormat.stored(
                     fromText: text, type: type ?? .int64, context: "\(entityName).\(condition.column)")
                 arguments.append(value)
-                clauses.append("\(column) \(condition.comparison.rawValue) ?\(arguments.count)")
+                clauses.append("\(column)\(collation(type)) \(condition.comparison.rawValue) ?\(arguments.count)")
             }
         }
         var sql = "SELECT " + (["pk"] + entity.columns.map { quote($0.name) }).joined(separator: ", ")
             + " FROM \(quote(entityName))"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
-        let order = try sort.map { key throws(StrataError) in try known(key.column) + (key.ascending ? "" : " DESC") } + ["pk"]
+        let order = try sort.map { key throws(StrataError) in
+            try known(key.column) + collation(typeByColumn[key.column] ?? nil) + (key.ascending ? "" : " DESC")
+        } + ["pk"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit { sql += " LIMIT \(max(0, limit))" }
         var rows: [[StoredValue]] = []
