@@ -194,6 +194,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
 enum PostgresArgument: Sendable {
     case value(StoredValue)
     case keys([Int64])
+    /// One column of many rows (see ``PostgresColumnArray``).
+    case column(PostgresColumnArray)
 
     static func integer(_ value: Int64) -> PostgresArgument { .value(.integer(value)) }
 }
@@ -236,6 +238,7 @@ struct PostgresSession {
             switch argument {
             case .value(let value): Self.bind(value, into: &bindings)
             case .keys(let keys): bindings.append(keys)
+            case .column(let column): bindings.append(column)
             }
         }
         return bindings

@@ -293,9 +293,10 @@ struct PostgresLayout: Sendable {
         return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(Self.versionColumn)"
     }
 
-    /// The update of many rows at once: `rows` is a `VALUES` list of
-    /// `(pk, expected version, columns…)` tuples; returns `pk, _version`.
-    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, rows: String) -> String {
+    /// The update of many rows at once: `source` gives `(pk, expected
+    /// version, columns…)` rows (a `VALUES` list, or `unnest` of arrays);
+    /// returns `pk, _version`.
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, source: String) -> String {
         let entity = entities[entityIndex]
         var names = ["pk", "expected"]
         var assignments = ["\(Self.versionColumn) = t.\(Self.versionColumn) + 1"]
@@ -310,7 +311,7 @@ struct PostgresLayout: Sendable {
             }
         }
         let condition = "t.pk = v.pk" + (checkingVersion ? " AND t.\(Self.versionColumn) = v.expected" : "")
-        return "UPDATE \(entity.table) AS t SET \(assignments.joined(separator: ", ")) FROM (VALUES \(rows)) "
+        return "UPDATE \(entity.table) AS t SET \(assignments.joined(separator: ", ")) FROM \(source) "
             + "AS v(\(names.joined(separator: ", "))) WHERE \(condition) RETURNING t.pk, t.\(Self.versionColumn)"
     }
 

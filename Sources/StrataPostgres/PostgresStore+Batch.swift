@@ -42,7 +42,7 @@ extension PostgresStore {
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
                     entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
             }
-            try insertRows(bound, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
+            try insertRows(bound, entityIndex: entityIndex, in: session)
             let keys = PostgresArgument.keys(result.primaryKeys)
             for owner in orderedOwners(of: entityIndex) {
                 let column = layout.entities[entityIndex].columns[owner.column]

@@ -51,7 +51,7 @@ extension PostgresStore {
                     bound.append(layout.insertValues(entityIndex: entityIndex, primaryKey: key, values: rows.values[row]))
                     folded[key] = (true, 1, Dictionary(uniqueKeysWithValues: allColumns.map { ($0, rows.values[row][$0]) }))
                 }
-                try insertRows(bound, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
+                try insertRows(bound, entityIndex: entityIndex, in: session)
             }
             if options.historyTracking, options.recordsValueChanges { previous.rows[entityIndex] = old }
             try record(folded, entity: entity, old: old, into: &result, in: session)

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import StrataCore
 
 extension PostgresStore {
@@ -88,7 +89,30 @@ extension PostgresStore {
                 entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
         }
         for (entityIndex, rows) in rowsByEntity.sorted(by: { $0.key < $1.key }) {
-            try insertRows(rows, sql: layout.insertSQL(entityIndex: entityIndex), in: session)
+            try insertRows(rows, entityIndex: entityIndex, in: session)
+        }
+    }
+
+    /// Inserts an entity's rows (key, version, columns with their folded
+    /// twins) with one binary array per column, 10,000 rows a statement.
+    func insertRows(_ rows: [[StoredValue]], entityIndex: Int, in session: PostgresSession) throws(StrataError) {
+        let sql = layout.insertSQL(entityIndex: entityIndex)
+        let types = ["bigint", "bigint"] + columnTypes(entityIndex: entityIndex, columns: Array(layout.entities[entityIndex].columns.indices))
+        guard let width = rows.first?.count, width == types.count else { return try insertRows(rows, sql: sql, in: session) }
+        let head = String(sql[..<(sql.range(of: " VALUES ")?.lowerBound ?? sql.endIndex)])
+        let unnest = " SELECT * FROM unnest(" + types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ") + ")"
+        for start in stride(from: 0, to: rows.count, by: 10_000) {
+            let chunk = rows[start..<min(start + 10_000, rows.count)]
+            var columns: [PostgresArgument] = []
+            for (index, type) in types.enumerated() {
+                guard let column = PostgresColumnArray(sqlType: type, values: chunk.map { $0[index] }) else {
+                    try insertRows(Array(chunk), sql: sql, in: session)
+                    columns = []
+                    break
+                }
+                columns.append(.column(column))
+            }
+            if !columns.isEmpty { try session.execute(head + unnest, arguments: columns) }
         }
     }
 
@@ -166,26 +190,26 @@ extension PostgresStore {
         var versions: [RowKey: Int64] = [:]
         for shape in shapes {
             let positions = groups[shape]!
-            let types = columnTypes(entityIndex: shape.entityIndex, columns: shape.columns)
-            let width = types.count + 2
-            let perChunk = max(1, 30_000 / width)
-            for start in stride(from: 0, to: positions.count, by: perChunk) {
-                let chunk = positions[start..<min(start + perChunk, positions.count)]
-                var tuples: [String] = []
-                var arguments: [StoredValue] = []
-                arguments.reserveCapacity(chunk.count * width)
-                for position in chunk {
-                    let update = request.updates[position]
-                    let row = [StoredValue.integer(update.primaryKey), .integer(update.expectedVersion ?? 0)]
-                        + layout.updateValues(entityIndex: shape.entityIndex, columns: shape.columns, values: resolved[position])
-                    let first = arguments.count
-                    tuples.append("(" + zip(row.indices, ["bigint", "bigint"] + types)
-                        .map { "$\(first + $0 + 1)::\($1)" }.joined(separator: ", ") + ")")
-                    arguments += row
+            let types = ["bigint", "bigint"] + columnTypes(entityIndex: shape.entityIndex, columns: shape.columns)
+            let rows = positions.map { position in
+                let update = request.updates[position]
+                return [StoredValue.integer(update.primaryKey), .integer(update.expectedVersion ?? 0)]
+                    + layout.updateValues(entityIndex: shape.entityIndex, columns: shape.columns, values: resolved[position])
+            }
+            // One binary array per column, 10,000 rows a statement; a `VALUES`
+            // list of bound values where a column cannot be an array.
+            for start in stride(from: 0, to: rows.count, by: 10_000) {
+                let chunk = rows[start..<min(start + 10_000, rows.count)]
+                let columns = types.enumerated().map { index, type in PostgresColumnArray(sqlType: type, values: chunk.map { $0[index] }) }
+                let updated: [PostgresRow]
+                if columns.allSatisfy({ $0 != nil }) {
+                    let source = "unnest(" + types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ") + ")"
+                    let sql = layout.updateSQL(entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned, source: source)
+                    updated = try session.rows(sql, arguments: columns.compactMap { $0.map(PostgresArgument.column) })
+                } else {
+                    updated = try updateRows(Array(chunk), types: types, shape: (shape.entityIndex, shape.columns, shape.versioned), in: session)
                 }
-                let sql = layout.updateSQL(entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned,
-                                           rows: tuples.joined(separator: ", "))
-                for row in try session.rows(sql, arguments) {
+                for row in updated {
                     var cells = row.makeIterator()
                     guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
                           let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
@@ -211,9 +235,32 @@ extension PostgresStore {
         }
     }
 
+    /// Updates rows joined to a `VALUES` list of bound values, in chunks
+    /// PostgreSQL's 65,535 bound values allow; returns each row's key and version.
+    private func updateRows(
+        _ rows: [[StoredValue]], types: [String], shape: (entityIndex: Int, columns: [Int], versioned: Bool), in session: PostgresSession
+    ) throws(StrataError) -> [PostgresRow] {
+        let perChunk = max(1, 30_000 / types.count)
+        var updated: [PostgresRow] = []
+        for start in stride(from: 0, to: rows.count, by: perChunk) {
+            var tuples: [String] = []
+            var arguments: [StoredValue] = []
+            for row in rows[start..<min(start + perChunk, rows.count)] {
+                let first = arguments.count
+                tuples.append("(" + zip(row.indices, types).map { "$\(first + $0 + 1)::\($1)" }.joined(separator: ", ") + ")")
+                arguments += row
+            }
+            let sql = layout.updateSQL(
+                entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned,
+                source: "(VALUES \(tuples.joined(separator: ", ")))")
+            updated += try session.rows(sql, arguments)
+        }
+        return updated
+    }
+
     /// The SQL types of the values an update binds for `columns` (each
     /// column, then its folded twin where it has one).
-    private func columnTypes(entityIndex: Int, columns: [Int]) -> [String] {
+    func columnTypes(entityIndex: Int, columns: [Int]) -> [String] {
         let entity = schema.entities[entityIndex]
         var types: [String] = []
         for column in columns {
