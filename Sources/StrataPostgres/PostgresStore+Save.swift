@@ -120,7 +120,7 @@ extension PostgresStore {
     /// 65,535 bound values allow. `sql` is the one-row insert.
     func insertRows(_ rows: [[StoredValue]], sql: String, in session: PostgresSession) throws(StrataError) {
         guard let width = rows.first?.count, width > 0 else { return }
-        let head = String(sql[..<sql.range(of: " VALUES ")!.lowerBound])
+        let head = String(sql[..<(sql.range(of: " VALUES ")?.lowerBound ?? sql.endIndex)])
         let perChunk = max(1, 30_000 / width)
         var start = 0
         while start < rows.count {

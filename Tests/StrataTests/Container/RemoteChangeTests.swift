@@ -3,20 +3,10 @@ import Observation
 import Strata
 import Testing
 
-/// The writer executable built beside the test bundle.
-private func writerURL() throws -> URL {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata-test-writer") }
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw StrataError(.objectNotFound, "strata-test-writer was not built next to the tests (run swift build first)")
-    }
-    return found
-}
-
 /// Runs the writer process against a store file and waits for it to exit.
 private func runWriter(store: URL, bookKey: Int64, title: String, history: Bool) throws {
     let process = Process()
-    process.executableURL = try writerURL()
+    process.executableURL = try builtExecutable("strata-test-writer")
     process.arguments = [store.path, String(bookKey), title] + (history ? ["history"] : [])
     let output = Pipe()
     process.standardOutput = output

@@ -6,13 +6,6 @@ import Testing
 
 @Suite("Migrations killed part way")
 struct MigrationKillTests {
-    /// The writer executable built beside the test bundle.
-    private func writerURL() throws -> URL {
-        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata-test-writer") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) })
-    }
-
     @Test func aProcessKilledWhileMigratingLeavesEveryRowUnderOneSchemaOrTheOther() async throws {
         let directory = TemporaryDirectory()
         let base = directory.file("Base.sqlite")
@@ -32,7 +25,7 @@ struct MigrationKillTests {
             let store = directory.file("Victim-\(attempt).sqlite")
             try FileManager.default.copyItem(at: base, to: store)
             let process = Process()
-            process.executableURL = try writerURL()
+            process.executableURL = try builtExecutable("strata-test-writer")
             process.arguments = ["migrate", store.path]
             let output = Pipe()
             process.standardOutput = output
@@ -96,7 +89,7 @@ struct MigrationKillTests {
         let blocks = max(before.count / 512 / 2, 8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" migrate \"$1\"", try writerURL().path, store.path]
+        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(blocks); exec \"$0\" migrate \"$1\"", try builtExecutable("strata-test-writer").path, store.path]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -56,8 +56,8 @@ struct StoreExportTests {
         let before = try await Self.container(source, schema: schema)
         let after = try await Self.container(target, schema: schema)
         let request = FetchRequest<Sample>(sortBy: [SortDescriptor(\.int64)])
-        let expected = try before.perform { context in try context.fetch(request).map(SampleValues.init) }
-        let imported = try after.perform { context in try context.fetch(request).map(SampleValues.init) }
+        let expected = try before.perform { context in try context.fetch(request).map(AttributeRoundTripTests.Values.init) }
+        let imported = try after.perform { context in try context.fetch(request).map(AttributeRoundTripTests.Values.init) }
         #expect(imported == expected)
         #expect(imported.count == 4)
         #expect(imported.last?.double == -1e-300)
@@ -192,25 +192,5 @@ struct StoreExportTests {
         let fetch = #expect(throws: StrataError.self) { try StoreRows(url: text, entity: "Book") }
         #expect(fetch?.code == .corruptStore)
         #expect(try Data(contentsOf: text) == before)
-    }
-}
-
-/// Every stored attribute of a `Sample`, for comparison.
-private struct SampleValues: Equatable {
-    let flag: Bool, int: Int, int8: Int8, int16: Int16, int32: Int32, int64: Int64
-    let uint8: UInt8, uint16: UInt16, uint32: UInt32, double: Double, float: Float
-    let string: String, date: Date, data: Data, uuid: UUID, url: URL, decimal: Decimal
-    let genre: Genre, priority: Priority, dimensions: Dimensions
-    let optionalString: String?, optionalInt: Int?, optionalDate: Date?, optionalGenre: Genre?
-    let optionalPriority: Priority?, optionalDimensions: Dimensions?, defaulted: String
-
-    init(_ s: Sample) {
-        flag = s.flag; int = s.int; int8 = s.int8; int16 = s.int16; int32 = s.int32; int64 = s.int64
-        uint8 = s.uint8; uint16 = s.uint16; uint32 = s.uint32; double = s.double; float = s.float
-        string = s.string; date = s.date; data = s.data; uuid = s.uuid; url = s.url; decimal = s.decimal
-        genre = s.genre; priority = s.priority; dimensions = s.dimensions
-        optionalString = s.optionalString; optionalInt = s.optionalInt; optionalDate = s.optionalDate
-        optionalGenre = s.optionalGenre; optionalPriority = s.optionalPriority
-        optionalDimensions = s.optionalDimensions; defaulted = s.defaulted
     }
 }

@@ -3,16 +3,6 @@ import Strata
 import StrataTestModels
 import Testing
 
-/// The `strata` executable built beside the test bundle.
-private func strataURL() throws -> URL {
-    let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("strata") }
-    guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-        throw StrataError(.objectNotFound, "strata was not built next to the tests (run swift build first)")
-    }
-    return found
-}
-
 /// What one run of `strata` printed and how it ended.
 private struct Run {
     let status: Int32
@@ -22,7 +12,7 @@ private struct Run {
 
 private func strata(_ arguments: String..., in directory: URL) throws -> Run {
     let process = Process()
-    process.executableURL = try strataURL()
+    process.executableURL = try builtExecutable("strata")
     process.arguments = arguments
     process.currentDirectoryURL = directory
     let output = Pipe(), errors = Pipe()
@@ -102,7 +92,7 @@ struct StrataCommandTests {
             ["migrate", file.path, "--dry-run", "--schema", "schema.json"],
         ] {
             let process = Process()
-            process.executableURL = try strataURL()
+            process.executableURL = try builtExecutable("strata")
             process.arguments = arguments
             process.currentDirectoryURL = directory.url
             let errors = Pipe()
