@@ -36,12 +36,25 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     private var openCount = 0
     private var isClosed = false
     private var nextID = 0
+    /// The one session a migration's pool runs everything on.
+    private let pinned: PostgresSession?
     static let logger = Logger(label: "strata.postgres")
 
     init(description: PostgresStoreDescription) throws(StrataError) {
         self.description = description
         maximum = max(1, description.maximumConnections)
         configuration = try Self.configuration(description)
+        pinned = nil
+    }
+
+    /// A pool that runs everything on `session`, inside the transaction it
+    /// has open: what a migration's custom stages read and save through.
+    /// Its transactions are savepoints of that transaction.
+    init(pinnedTo session: PostgresSession, description: PostgresStoreDescription) throws(StrataError) {
+        self.description = description
+        maximum = 1
+        configuration = try Self.configuration(description)
+        pinned = session
     }
 
     static func configuration(_ description: PostgresStoreDescription) throws(StrataError) -> PostgresConnection.Configuration {
@@ -85,6 +98,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     /// Runs `body` with a connection of the pool, waiting for one when all are busy.
     func withSession<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
         try Self.refuseOnEventLoop()
+        if let pinned { return try body(pinned) }
         let connection = try lease()
         let session = PostgresSession(connection: connection)
         do throws(StrataError) {
@@ -101,7 +115,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     func withTransaction<Result>(
         isolation: String = "READ COMMITTED", _ body: (PostgresSession) throws(StrataError) -> Result
     ) throws(StrataError) -> Result {
-        try withSession { session throws(StrataError) in
+        if let pinned { return try pinned.withSavepoint(body) }
+        return try withSession { session throws(StrataError) in
             try session.execute("BEGIN ISOLATION LEVEL \(isolation)")
             do throws(StrataError) {
                 let result = try body(session)
@@ -158,6 +173,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
 
     /// Closes the idle connections; busy ones close as they come back.
     func close() {
+        // A pinned session belongs to the migration that lent it.
+        if pinned != nil { return }
         let connections = condition.locked { () -> [PostgresConnection] in
             isClosed = true
             defer { idle = [] }
@@ -230,6 +247,23 @@ struct PostgresSession {
     @discardableResult
     func execute(_ sql: String, arguments: [PostgresArgument]) throws(StrataError) -> Int {
         try result(sql, bindings(arguments)).metadata.rows ?? 0
+    }
+
+    /// `body` in a savepoint of the open transaction: released when it
+    /// returns, rolled back to when it throws, so what it did is undone and
+    /// the transaction goes on.
+    @discardableResult
+    func withSavepoint<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
+        try execute("SAVEPOINT strata_nested")
+        do throws(StrataError) {
+            let result = try body(self)
+            try execute("RELEASE SAVEPOINT strata_nested")
+            return result
+        } catch {
+            _ = try? execute("ROLLBACK TO SAVEPOINT strata_nested")
+            _ = try? execute("RELEASE SAVEPOINT strata_nested")
+            throw error
+        }
     }
 
     private func bindings(_ arguments: [PostgresArgument]) -> PostgresBindings {
@@ -309,6 +343,10 @@ struct PostgresSession {
                 if message.contains(UnwrapFunction.message) { return UnwrapFunction.failure }
                 return StrataError(.postgres, text)
             case "22003", "22012": return StrataError(.unsupportedPredicate, "The predicate's arithmetic failed: \(message)")
+            case "42703", "42P01":
+                return StrataError(
+                    .incompatibleStore,
+                    text + "; the store's tables no longer match this schema: a newer version may have migrated it")
             default: return StrataError(.postgres, text)
             }
         }

@@ -52,9 +52,12 @@ struct PostgresLayout: Sendable {
     let changeTable: String
     /// The `NOTIFY` channel of this store's commits.
     let channel: String
-    private let positionColumns: [[String]]
-    private let orderedIndexColumns: [[Int: String]]
-    private let joinTableStatements: [String]
+    /// Each entity's to-many position columns (unquoted), kept on the member's table.
+    let positionColumns: [[String]]
+    /// The columns of each ordered to-one's index (unquoted), by ordinal.
+    let orderedIndexColumns: [[Int: [String]]]
+    /// The join tables, each once (under its canonical side).
+    let joinTables: [JoinTableDefinition]
     let schema: Schema
 
     static let versionColumn = "_version"
@@ -84,8 +87,8 @@ struct PostgresLayout: Sendable {
         }
         var toMany = schema.entities.map { Array<ToMany?>(repeating: nil, count: $0.properties.count) }
         var positionColumns = schema.entities.map { _ in [String]() }
-        var orderedIndexColumns = schema.entities.map { _ in [Int: String]() }
-        var joinTableStatements: [String] = []
+        var orderedIndexColumns = schema.entities.map { _ in [Int: [String]]() }
+        var joinTables: [JoinTableDefinition] = []
         for entity in schema.entities {
             for (ordinal, property) in entity.properties.enumerated() {
                 guard case .relationship(let relationship) = property, relationship.isToMany else { continue }
@@ -94,11 +97,11 @@ struct PostgresLayout: Sendable {
                 guard destinationIndex >= 0 else { continue }
                 let destination = schema.entities[destinationIndex]
                 if inverse >= 0, case .relationship(let back) = destination.properties[inverse], !back.isToMany {
-                    let position = quote("_order_\(back.name)")
-                    positionColumns[destinationIndex].append("\(position) BIGINT")
-                    orderedIndexColumns[destinationIndex][inverse] = "\(quote(back.name)), \(position)"
+                    let position = Self.positionColumnName(forToOne: back.name)
+                    positionColumns[destinationIndex].append(position)
+                    orderedIndexColumns[destinationIndex][inverse] = [back.name, position]
                     toMany[entity.index][ordinal] = .foreignKey(
-                        destinationIndex: destinationIndex, foreignKey: quote(back.name), position: position)
+                        destinationIndex: destinationIndex, foreignKey: quote(back.name), position: quote(position))
                     continue
                 }
                 guard case .join(let key, let ownerIsSource, _)? = schema.toManyShape(entityIndex: entity.index, ordinal: ordinal)
@@ -111,27 +114,20 @@ struct PostgresLayout: Sendable {
                     ownerPosition: quote(owner + "_position"), memberPosition: quote(member + "_position"))
                 toMany[entity.index][ordinal] = .joinTable(destinationIndex: destinationIndex, inverseOrdinal: inverse, join)
                 if ownerIsSource && key.entityIndex == entity.index && key.ordinal == ordinal {
-                    joinTableStatements += [
-                        """
-                        CREATE TABLE \(join.table) (\
-                        "source" BIGINT NOT NULL REFERENCES \(qualified(entity.name))(pk) ON DELETE CASCADE, \
-                        "target" BIGINT NOT NULL REFERENCES \(qualified(destination.name))(pk) ON DELETE CASCADE, \
-                        "source_position" BIGINT NOT NULL DEFAULT 0, \
-                        "target_position" BIGINT NOT NULL DEFAULT 0, \
-                        PRIMARY KEY ("source", "target"))
-                        """,
-                        "CREATE INDEX \(quote(name + "_target")) ON \(join.table)(\"target\", \"target_position\")",
-                    ]
+                    joinTables.append(JoinTableDefinition(name: name, source: entity.name, target: destination.name))
                 }
             }
         }
         self.toMany = toMany
         self.positionColumns = positionColumns
         self.orderedIndexColumns = orderedIndexColumns
-        self.joinTableStatements = joinTableStatements
+        self.joinTables = joinTables
     }
 
     static func foldedColumnName(_ attribute: String) -> String { "_folded_\(attribute)" }
+
+    /// The column that keeps a member's place in its owner's to-many, beside the to-one.
+    static func positionColumnName(forToOne name: String) -> String { "_order_\(name)" }
 
     /// The PostgreSQL type of an attribute's column.
     static func columnType(_ type: AttributeType) -> String {
@@ -141,111 +137,6 @@ struct PostgresLayout: Sendable {
         case .data: "BYTEA"
         case .string, .url, .decimal, .codable, .uuid: "TEXT COLLATE \"C\""
         }
-    }
-
-    // MARK: Creating
-
-    /// Every statement that creates the store's tables, in order.
-    var createStatements: [String] {
-        var statements = [
-            "CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            "CREATE TABLE \(sequenceTable) (entity TEXT PRIMARY KEY, max_pk BIGINT NOT NULL)",
-            """
-            CREATE TABLE \(appMetadataTable) (key TEXT PRIMARY KEY, \
-            integer_value BIGINT, real_value DOUBLE PRECISION, text_value TEXT, blob_value BYTEA)
-            """,
-            """
-            CREATE TABLE \(transactionTable) (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
-            timestamp DOUBLE PRECISION NOT NULL, author TEXT, context_name TEXT, process_id BIGINT NOT NULL, origin TEXT NOT NULL)
-            """,
-            "CREATE INDEX \(quote("_strata_history_transaction_timestamp")) ON \(transactionTable)(timestamp)",
-            """
-            CREATE TABLE \(changeTable) (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, \
-            transaction_id BIGINT NOT NULL, change_type BIGINT NOT NULL, entity TEXT NOT NULL, pk BIGINT NOT NULL, \
-            updated_properties TEXT, tombstone TEXT, old_values TEXT, new_values TEXT)
-            """,
-            "CREATE INDEX \(quote("_strata_history_change_transaction")) ON \(changeTable)(transaction_id, entity)",
-        ]
-        statements += PostgresFunctions.createStatements(namespace: namespace)
-        // Tables first, then the foreign keys between them (entities may point at each other).
-        for entity in schema.entities {
-            statements.append("CREATE TABLE \(entities[entity.index].table) (\(columnDefinitions(entity).joined(separator: ", ")))")
-        }
-        for entity in schema.entities {
-            statements += foreignKeyStatements(entity) + indexStatements(entity)
-        }
-        return statements + joinTableStatements
-    }
-
-    private func columnDefinitions(_ entity: StrataCore.EntityDescription) -> [String] {
-        var definitions = ["pk BIGINT PRIMARY KEY", "\(Self.versionColumn) BIGINT NOT NULL DEFAULT 1"]
-        for ordinal in entity.columnOrdinals {
-            switch entity.properties[ordinal] {
-            case .attribute(let attribute):
-                definitions.append(
-                    "\(quote(attribute.name)) \(Self.columnType(attribute.type))" + (attribute.isOptional ? "" : " NOT NULL"))
-                if attribute.type == .string {
-                    definitions.append("\(quote(Self.foldedColumnName(attribute.name))) TEXT COLLATE \"C\"")
-                }
-            case .relationship(let relationship):
-                definitions.append("\(quote(relationship.name)) BIGINT")
-            }
-        }
-        return definitions + positionColumns[entity.index]
-    }
-
-    private func foreignKeyStatements(_ entity: StrataCore.EntityDescription) -> [String] {
-        entity.columnOrdinals.compactMap { ordinal -> String? in
-            guard case .relationship(let relationship) = entity.properties[ordinal] else { return nil }
-            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-            // The rule of the inverse to-many decides what the database does when
-            // the destination row goes, as in the SQLite store.
-            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-            let rule = inverse >= 0 ? destination.relationship(at: inverse)?.deleteRule : DeleteRule.nullify
-            let action: String? = switch rule ?? .nullify {
-            case .nullify: "SET NULL"
-            case .cascade: "CASCADE"
-            case .deny: "RESTRICT"
-            case .noAction: nil
-            }
-            guard let action else { return nil }
-            return """
-                ALTER TABLE \(entities[entity.index].table) ADD FOREIGN KEY (\(quote(relationship.name))) \
-                REFERENCES \(entities[destination.index].table)(pk) ON DELETE \(action) DEFERRABLE INITIALLY DEFERRED
-                """
-        }
-    }
-
-    private func indexStatements(_ entity: StrataCore.EntityDescription) -> [String] {
-        var statements: [String] = []
-        let table = entities[entity.index].table
-        func indexName(_ kind: String, _ columns: [String]) -> String {
-            quote("_strata_\(kind)_\(entity.name)_" + columns.joined(separator: "_"))
-        }
-        for ordinal in entity.columnOrdinals {
-            switch entity.properties[ordinal] {
-            case .attribute(let attribute) where attribute.isUnique:
-                statements.append("CREATE UNIQUE INDEX \(indexName("unique", [attribute.name])) ON \(table)(\(quote(attribute.name)))")
-            case .relationship(let relationship):
-                let columns = orderedIndexColumns[entity.index][ordinal] ?? quote(relationship.name)
-                statements.append("CREATE INDEX \(indexName("fk", [relationship.name])) ON \(table)(\(columns))")
-            default:
-                break
-            }
-        }
-        for group in entity.uniquenessConstraints {
-            statements.append(
-                "CREATE UNIQUE INDEX \(indexName("unique", group)) ON \(table)(\(group.map(quote).joined(separator: ", ")))")
-        }
-        for group in entity.indexes {
-            // A folded entry indexes the hidden folded column.
-            let columns = group.map { name in
-                name.hasSuffix(".folded") ? quote(Self.foldedColumnName(String(name.dropLast(".folded".count)))) : quote(name)
-            }.joined(separator: ", ")
-            statements.append(
-                "CREATE INDEX \(indexName("index", group.map { $0.replacingOccurrences(of: ".", with: "_") })) ON \(table)(\(columns))")
-        }
-        return statements
     }
 
     // MARK: Writing rows

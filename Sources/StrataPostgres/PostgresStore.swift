@@ -38,8 +38,11 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     /// The layout's version, recorded in the store.
     static let formatVersion = 1
 
+    /// Opens the store, creating it when the namespace holds none; a store
+    /// written with another schema is migrated as `opening` says, or refused.
     init(
-        description: PostgresStoreDescription, schema: Schema, readOnly: Bool, options: StoreOptions
+        description: PostgresStoreDescription, schema: Schema, readOnly: Bool, options: StoreOptions,
+        opening: StoreOpening = StoreOpening()
     ) throws(StrataError) {
         self.schema = schema
         self.options = options
@@ -50,18 +53,38 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         let pool = try PostgresConnectionPool(description: description)
         self.pool = pool
         do {
-            identifier = try Self.open(layout: layout, pool: pool, schema: schema, writeLock: writeLock, readOnly: readOnly)
+            identifier = try Self.open(
+                layout: layout, pool: pool, description: description, schema: schema, writeLock: writeLock, readOnly: readOnly,
+                options: options, opening: opening)
         } catch {
             pool.close()
             throw error
         }
     }
 
+    /// A store over a migration's session, inside its transaction: what the
+    /// contexts of a custom migration stage read and save through.
+    init(
+        migrating session: PostgresSession, description: PostgresStoreDescription, schema: Schema, identifier: String,
+        options: StoreOptions
+    ) throws(StrataError) {
+        self.schema = schema
+        var options = options
+        options.remoteChangeNotifications = false
+        self.options = options
+        isReadOnly = false
+        layout = PostgresLayout(schema: schema, namespace: description.schemaName)
+        writeLock = Self.lockKey("strata:" + description.schemaName)
+        pool = try PostgresConnectionPool(pinnedTo: session, description: description)
+        self.identifier = identifier
+    }
+
     /// Creates the namespace and its tables when they do not exist, or checks
     /// the ones that do; returns the store's identifier. Two processes opening
     /// at once create it once (the write lock).
     private static func open(
-        layout: PostgresLayout, pool: PostgresConnectionPool, schema: Schema, writeLock: Int64, readOnly: Bool
+        layout: PostgresLayout, pool: PostgresConnectionPool, description: PostgresStoreDescription, schema: Schema,
+        writeLock: Int64, readOnly: Bool, options: StoreOptions, opening: StoreOpening
     ) throws(StrataError) -> String {
         try pool.withTransaction { session throws(StrataError) in
             if !readOnly {
@@ -70,7 +93,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             }
             let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(layout.metadataTable)])
             if let cell = exists.first?.first, try PostgresSession.integer(cell) == 1 {
-                let identifier = try check(layout: layout, schema: schema, in: session)
+                let identifier = try openExisting(
+                    layout: layout, description: description, schema: schema, readOnly: readOnly, options: options,
+                    opening: opening, in: session)
                 // Functions a newer version added, for a store an older one made.
                 if !readOnly {
                     for statement in PostgresFunctions.createStatements(namespace: layout.namespace) { try session.execute(statement) }
@@ -83,39 +108,12 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             }
             for statement in layout.createStatements { try session.execute(statement) }
             let identifier = UUID().uuidString
-            for (key, value) in [
-                ("storeIdentifier", identifier), ("fingerprint", schema.fingerprint), ("formatVersion", String(formatVersion)),
-            ] {
+            for (key, value) in [("storeIdentifier", identifier), ("formatVersion", String(formatVersion))] {
                 try session.execute("INSERT INTO \(layout.metadataTable) (key, value) VALUES ($1, $2)", [.text(key), .text(value)])
             }
+            try recordSchema(schema, layout, in: session)
             return identifier
         }
-    }
-
-    private static func check(layout: PostgresLayout, schema: Schema, in session: PostgresSession) throws(StrataError) -> String {
-        var metadata: [String: String] = [:]
-        for row in try session.rows("SELECT key, value FROM \(layout.metadataTable)") {
-            let cells = Array(row)
-            if case .text(let key) = try PostgresSession.value(cells[0]), case .text(let value) = try PostgresSession.value(cells[1]) {
-                metadata[key] = value
-            }
-        }
-        guard let identifier = metadata["storeIdentifier"], let fingerprint = metadata["fingerprint"] else {
-            throw StrataError(.corruptStore, "The PostgreSQL schema \(layout.namespace) has Strata's tables without their metadata")
-        }
-        guard Int(metadata["formatVersion"] ?? "") == formatVersion else {
-            throw StrataError(
-                .incompatibleStore,
-                "The store in PostgreSQL schema \(layout.namespace) has layout version \(metadata["formatVersion"] ?? "?"); "
-                    + "this version of Strata reads version \(formatVersion)")
-        }
-        guard fingerprint == schema.fingerprint else {
-            throw StrataError(
-                .incompatibleStore,
-                "The store in PostgreSQL schema \(layout.namespace) was made for another schema; it was left untouched. "
-                    + "Migrating a PostgreSQL store is not supported yet: use a new schema name or migrate by export and import")
-        }
-        return identifier
     }
 
     /// A 64-bit FNV-1a hash: the same advisory lock number in every process.

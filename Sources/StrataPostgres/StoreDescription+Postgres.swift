@@ -15,9 +15,10 @@ extension StoreDescription {
     /// ```
     public static func postgres(_ server: PostgresStoreDescription) -> StoreDescription {
         let name = "PostgreSQL \(server.host):\(server.port)/\(server.database) schema \(server.schemaName)"
-        return StoreDescription(type: StoreType(name: name, opener: StoreOpener { schema, description throws(StrataError) in
+        return StoreDescription(type: StoreType(name: name, opener: StoreOpener { schema, description, opening throws(StrataError) in
             try PostgresStore(
-                description: server, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions)
+                description: server, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,
+                opening: opening)
         }))
     }
 

@@ -28,7 +28,7 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
     /// The kinds that need no server: SQLite in memory, a SQLite file, the in-memory store.
     public static var allCases: [StoreKind] { [.inMemory, .file, .memory] }
 
-    private static let postgresDescriptions = Locked<(@Sendable () -> StoreDescription)?>(nil)
+    private static let postgresDescriptions = Locked<(@Sendable (URL) -> StoreDescription)?>(nil)
 
     /// Says how `.postgres` describes a fresh store (a new schema on a test
     /// server, typically `StoreDescription.postgres(_:)`).
@@ -41,6 +41,22 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
     /// }
     /// ```
     public static func registerPostgres(_ describe: @escaping @Sendable () -> StoreDescription) {
+        registerPostgres { _ in describe() }
+    }
+
+    /// Says how `.postgres` describes the store of a test's file location:
+    /// the same URL must give the same schema, so a test can close its
+    /// container and open the store again (with another version of its
+    /// schema, to migrate it).
+    ///
+    /// ```swift
+    /// StoreKind.registerPostgres { url in
+    ///     var server = try! PostgresStoreDescription(url: testServerURL)
+    ///     server.schemaName = "test_\(UInt(bitPattern: url.path.hashValue))"   // stable within the process
+    ///     return .postgres(server)
+    /// }
+    /// ```
+    public static func registerPostgres(_ describe: @escaping @Sendable (URL) -> StoreDescription) {
         postgresDescriptions.withLock { $0 = describe }
     }
 
@@ -50,13 +66,13 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
         case .inMemory: .inMemory()
         case .file: StoreDescription(url: url)
         case .memory: .memory()
-        case .postgres: Self.postgresDescriptions.withLock { $0 }?() ?? Self.unregisteredPostgres
+        case .postgres: Self.postgresDescriptions.withLock { $0 }?(url) ?? Self.unregisteredPostgres
         }
     }
 
     /// A description whose loading fails, saying what is missing.
     private static var unregisteredPostgres: StoreDescription {
-        StoreDescription(type: StoreDescription.StoreType(name: "PostgreSQL (not registered)", opener: StoreOpener { _, _ throws(StrataError) in
+        StoreDescription(type: StoreDescription.StoreType(name: "PostgreSQL (not registered)", opener: StoreOpener { _, _, _ throws(StrataError) in
             throw StrataError(
                 .storeNotLoaded,
                 "StoreKind.postgres needs StoreKind.registerPostgres(_:) from a target that links StrataPostgres")

@@ -74,7 +74,9 @@ extension PersistentContainer {
         do {
             let store: any PersistentStore
             if let opener = description.type.opener {
-                store = try opener.open(schema, description)
+                store = try opener.open(schema, description, StoreOpening(
+                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
+                    migrationProgress: migrationProgress))
             } else if description.type == .memory {
                 store = MemoryStore(schema: schema, options: description.storeOptions)
             } else {

@@ -7,7 +7,7 @@ extension PersistentContainer {
     func migrationSteps(
         from stored: SchemaSummary, version storedVersion: Schema.Version?, description: StoreDescription
     ) throws(StrataError) -> [MigrationStep] {
-        let fileName = description.url.lastPathComponent
+        let fileName = description.storeName
         let differences = SchemaDifference.between(stored: stored, current: schema.summary).map(\.description)
         guard description.migratesAutomatically else {
             throw StrataError(

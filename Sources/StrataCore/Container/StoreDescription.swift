@@ -117,17 +117,40 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         type == .sqliteFile ? "store at \(url.path)" : "\(type) store"
     }
+
+    /// How messages name the store: the file's name, or the store type's.
+    package var storeName: String {
+        type == .sqliteFile ? url.lastPathComponent : "\(type)"
+    }
 }
 
 /// How a module outside StrataCore opens its kind of store for a container.
 ///
 /// ```swift
-/// let opener = StoreOpener { schema, description in try MyStore(schema: schema, options: description.storeOptions) }
+/// let opener = StoreOpener { schema, description, opening in
+///     try MyStore(schema: schema, options: description.storeOptions, migration: opening.migration)
+/// }
 /// ```
 package struct StoreOpener: Sendable {
-    package let open: @Sendable (Schema, StoreDescription) throws(StrataError) -> any PersistentStore
+    package let open: @Sendable (Schema, StoreDescription, StoreOpening) throws(StrataError) -> any PersistentStore
 
-    package init(_ open: @escaping @Sendable (Schema, StoreDescription) throws(StrataError) -> any PersistentStore) {
+    package init(_ open: @escaping @Sendable (Schema, StoreDescription, StoreOpening) throws(StrataError) -> any PersistentStore) {
         self.open = open
+    }
+}
+
+/// What a container gives a store it opens: how to migrate a store written
+/// with another schema (nil: refuse it), and whom to tell of the progress.
+///
+/// ```swift
+/// if let migration = opening.migration { let steps = try migration(storedSummary, storedVersion) }
+/// ```
+package struct StoreOpening {
+    package var migration: MigrationPlanning?
+    package var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
+
+    package init(migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil) {
+        self.migration = migration
+        self.migrationProgress = migrationProgress
     }
 }

@@ -19,5 +19,12 @@ public struct MigrationProgress: Sendable, CustomStringConvertible {
         totalUnitCount == 0 ? 1 : Double(completedUnitCount) / Double(totalUnitCount)
     }
 
+    package init(step: String, detail: String, completedUnitCount: Int, totalUnitCount: Int) {
+        self.step = step
+        self.detail = detail
+        self.completedUnitCount = completedUnitCount
+        self.totalUnitCount = totalUnitCount
+    }
+
     public var description: String { "\(step): \(completedUnitCount)/\(totalUnitCount) (\(detail))" }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Strata
 import Testing
 
@@ -29,24 +28,18 @@ enum NotesV4: VersionedSchema {
 
 @Suite("Migrating tables in place")
 struct InPlaceMigrationTests {
-    private func open(_ url: URL, _ version: any VersionedSchema.Type) async throws -> PersistentContainer {
+    private func open(_ url: URL, _ version: any VersionedSchema.Type, _ kind: StoreKind) async throws -> PersistentContainer {
         let container = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: version))
-        container.storeDescriptions = [StoreDescription(url: url)]
+        container.storeDescriptions = [kind.description(url)]
         try await container.loadPersistentStores()
         return container
     }
 
-    /// The first page of the `Note` table: a rebuilt table gets a new one.
-    private func notePage(_ url: URL) throws -> Int {
-        let queue = try DatabaseQueue(path: url.path)
-        defer { try? queue.close() }
-        return try queue.read { try Int.fetchOne($0, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'Note'") ?? -1 }
-    }
-
-    @Test func renamesAndAddedAttributesChangeTheTableInPlaceAndKeepEveryValue() async throws {
+    @Test(arguments: persistentStoreKinds)
+    func renamesAndAddedAttributesChangeTheTableInPlaceAndKeepEveryValue(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Notes.sqlite")
-        let v1 = try await open(url, NotesV1.self)
+        let v1 = try await open(url, NotesV1.self, kind)
         try v1.perform { context in
             let folder = NotesV1.Folder(name: "work")
             context.insert(folder)
@@ -58,11 +51,11 @@ struct InPlaceMigrationTests {
             try context.save()
         }
         try v1.persistentStoreCoordinator.close()
-        let page = try notePage(url)
+        let page = try tableStorage(kind, url, table: "Note")
 
         // Version 2 renames `body` and adds `priority = 3` and `pinnedAt`: no row is copied.
         let pinned = Date(timeIntervalSinceReferenceDate: 812_345_678.125)
-        let v2 = try await open(url, NotesV2.self)
+        let v2 = try await open(url, NotesV2.self, kind)
         try v2.perform { context in
             let notes = try context.fetch(FetchRequest<NotesV2.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
             #expect(notes.map(\.text) == ["body 0", "body 1", "body 2", "body 3"])
@@ -77,10 +70,10 @@ struct InPlaceMigrationTests {
             try context.save()
         }
         try v2.persistentStoreCoordinator.close()
-        #expect(try notePage(url) == page)
+        #expect(try tableStorage(kind, url, table: "Note") == page)
 
         // Version 3 adds `words = 0` to the table version 2 changed: in place again.
-        let v3 = try await open(url, NotesV3.self)
+        let v3 = try await open(url, NotesV3.self, kind)
         try v3.perform { context in
             let new = try #require(try context.fetch(FetchRequest<NotesV3.Note>(predicate: #Predicate { $0.title == "new" })).first)
             #expect(new.text == "written by version 2" && new.priority == 7 && new.pinnedAt == pinned && new.words == 0)
@@ -92,10 +85,10 @@ struct InPlaceMigrationTests {
             try context.save()
         }
         try v3.persistentStoreCoordinator.close()
-        #expect(try notePage(url) == page)
+        #expect(try tableStorage(kind, url, table: "Note") == page)
 
         // Version 4 removes `pinnedAt`: the table is rebuilt, values kept.
-        let v4 = try await open(url, NotesV4.self)
+        let v4 = try await open(url, NotesV4.self, kind)
         try v4.perform { context in
             let notes = try context.fetch(FetchRequest<NotesV4.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
             #expect(notes.map(\.title) == ["new", "note 0", "note 1", "note 2", "note 3", "unpinned"])
@@ -104,6 +97,6 @@ struct InPlaceMigrationTests {
             #expect(folder.notes.map(\.title) == ["note 3", "note 2", "note 1", "note 0", "new"])
         }
         try v4.persistentStoreCoordinator.close()
-        #expect(try notePage(url) != page)
+        #expect(try tableStorage(kind, url, table: "Note") != page)
     }
 }

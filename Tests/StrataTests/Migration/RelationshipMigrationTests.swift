@@ -46,17 +46,18 @@ enum ShelfOneAgain {
 
 @Suite("Migrating relationships")
 struct RelationshipMigrationTests {
-    private func load(_ url: URL, _ models: any PersistentModel.Type...) async throws -> PersistentContainer {
+    private func load(_ url: URL, _ kind: StoreKind, _ models: any PersistentModel.Type...) async throws -> PersistentContainer {
         let container = try PersistentContainer(name: "Shelf", schema: Schema(models))
-        container.storeDescriptions = [StoreDescription(url: url)]
+        container.storeDescriptions = [kind.description(url)]
         try await container.loadPersistentStores()
         return container
     }
 
-    @Test func aToOneThatBecomesToManyKeepsEveryPairAndTheOrder() async throws {
+    @Test(arguments: persistentStoreKinds)
+    func aToOneThatBecomesToManyKeepsEveryPairAndTheOrder(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Shelf.sqlite")
-        let one = try await load(url, ShelfOne.Writer.self, ShelfOne.Volume.self)
+        let one = try await load(url, kind, ShelfOne.Writer.self, ShelfOne.Volume.self)
         try one.perform { context in
             let writer = ShelfOne.Writer(name: "Le Guin")
             context.insert(writer)
@@ -70,20 +71,21 @@ struct RelationshipMigrationTests {
         }
         try one.persistentStoreCoordinator.close()
 
-        let many = try await load(url, ShelfMany.Writer.self, ShelfMany.Volume.self)
+        let many = try await load(url, kind, ShelfMany.Writer.self, ShelfMany.Volume.self)
         try many.perform { context in
             let writer = try #require(try context.fetch(FetchRequest<ShelfMany.Writer>()).first)
             #expect(writer.volumes.map(\.title) == ["c", "a", "b"])
             let volumes = try context.fetch(FetchRequest<ShelfMany.Volume>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
             #expect(volumes.map { $0.writers.map(\.name) } == [["Le Guin"], ["Le Guin"], ["Le Guin"], []])
         }
-        #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check")
+        if kind == .file { #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check") }
     }
 
-    @Test func aToManyThatBecomesToOneMigratesWhenNoRowHasTwo() async throws {
+    @Test(arguments: persistentStoreKinds)
+    func aToManyThatBecomesToOneMigratesWhenNoRowHasTwo(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Shelf.sqlite")
-        let many = try await load(url, ShelfMany.Writer.self, ShelfMany.Volume.self)
+        let many = try await load(url, kind, ShelfMany.Writer.self, ShelfMany.Volume.self)
         try many.perform { context in
             let writer = ShelfMany.Writer(name: "Herbert")
             context.insert(writer)
@@ -96,19 +98,20 @@ struct RelationshipMigrationTests {
         }
         try many.persistentStoreCoordinator.close()
 
-        let one = try await load(url, ShelfOneAgain.Writer.self, ShelfOneAgain.Volume.self)
+        let one = try await load(url, kind, ShelfOneAgain.Writer.self, ShelfOneAgain.Volume.self)
         try one.perform { context in
             let writer = try #require(try context.fetch(FetchRequest<ShelfOneAgain.Writer>()).first)
             #expect(writer.volumes.map(\.title) == ["z", "y"])
             #expect(try context.fetch(FetchRequest<ShelfOneAgain.Volume>()).allSatisfy { $0.writer?.name == "Herbert" })
         }
-        #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check")
+        if kind == .file { #expect(try StoreCheck(url: url).problems == [], "the migrated store passes strata check") }
     }
 
-    @Test func aToManyThatBecomesToOneIsRefusedWhenARowHasTwo() async throws {
+    @Test(arguments: persistentStoreKinds)
+    func aToManyThatBecomesToOneIsRefusedWhenARowHasTwo(_ kind: StoreKind) async throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Shelf.sqlite")
-        let many = try await load(url, ShelfMany.Writer.self, ShelfMany.Volume.self)
+        let many = try await load(url, kind, ShelfMany.Writer.self, ShelfMany.Volume.self)
         let shared = try many.perform { context in
             let volume = ShelfMany.Volume(title: "Good Omens")
             context.insert(volume)
@@ -122,10 +125,10 @@ struct RelationshipMigrationTests {
         }
         try many.persistentStoreCoordinator.close()
 
-        let error = await #expect(throws: StrataError.self) { _ = try await load(url, ShelfOneAgain.Writer.self, ShelfOneAgain.Volume.self) }
+        let error = await #expect(throws: StrataError.self) { _ = try await load(url, kind, ShelfOneAgain.Writer.self, ShelfOneAgain.Volume.self) }
         #expect(error?.code == .migrationFailed)
         #expect(error?.message.contains("keys \(shared)") == true)
-        let again = try await load(url, ShelfMany.Writer.self, ShelfMany.Volume.self)
+        let again = try await load(url, kind, ShelfMany.Writer.self, ShelfMany.Volume.self)
         #expect(try again.perform { try $0.fetch(FetchRequest<ShelfMany.Volume>()).first?.writers.count } == 2)
     }
 }

@@ -12,16 +12,35 @@ extension TestStack {
     }
 }
 
+/// The test server, when `STRATA_POSTGRES_URL` names one (`.ci/run` starts one).
+let postgresTestServer: PostgresStoreDescription? = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"]
+    .flatMap { try? PostgresStoreDescription(url: $0) }
+
+/// The server's description of the store a test keeps at `url`: a schema
+/// named after the path, so closing and opening it again finds the same store.
+func postgresServer(for url: URL) -> PostgresStoreDescription? {
+    guard var server = postgresTestServer else { return nil }
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in url.path.utf8 {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
+    }
+    server.schemaName = "test_" + String(hash, radix: 16)
+    return server
+}
+
 /// Every kind of store the suites run on: the three that need no server, and
-/// PostgreSQL when `STRATA_POSTGRES_URL` names a server (`.ci/run` starts one),
-/// each test in a schema of its own.
+/// PostgreSQL when `STRATA_POSTGRES_URL` names a server, each test in a
+/// schema of its own.
 let testedStoreKinds: [StoreKind] = {
-    guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"],
-          let server = try? PostgresStoreDescription(url: url) else { return StoreKind.allCases }
-    StoreKind.registerPostgres {
-        var fresh = server
-        fresh.schemaName = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
-        return .postgres(fresh)
+    guard postgresTestServer != nil else { return StoreKind.allCases }
+    StoreKind.registerPostgres { url in
+        // Registered only with a server, so there is one.
+        .postgres(postgresServer(for: url) ?? PostgresStoreDescription(host: "localhost", database: "strata", username: "strata"))
     }
     return StoreKind.allCases + [.postgres]
 }()
+
+/// The kinds of store that outlive their container, so a test can open one
+/// again with another schema: a SQLite file, and PostgreSQL when there is a server.
+let persistentStoreKinds: [StoreKind] = testedStoreKinds.contains(.postgres) ? [.file, .postgres] : [.file]

@@ -201,7 +201,7 @@ package final class SQLiteStore: PersistentStore {
 }
 
 /// Carries a non-Sendable error's description across domains.
-struct SendableDescription: Error, Sendable, CustomStringConvertible {
-    let description: String
-    init(_ error: any Error) { description = String(describing: error) }
+package struct SendableDescription: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ error: any Error) { description = String(describing: error) }
 }

@@ -1,0 +1,209 @@
+import Foundation
+import StrataCore
+
+/// What a migration step reads from PostgreSQL's catalog and changes in it:
+/// the namespace's tables and columns, changes made in place, indexes and
+/// foreign keys, each failure named by the rows at fault.
+extension PostgresInferredStep {
+    /// The tables of the namespace.
+    func tableNames() throws(StrataError) -> Set<String> {
+        var names = Set<String>()
+        for row in try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", [.text(layout.namespace)]) {
+            for cell in row { if case .text(let name) = try PostgresSession.value(cell) { names.insert(name) } }
+        }
+        return names
+    }
+
+    /// The columns of a table of the namespace, as stored.
+    func columns(of table: String) throws(StrataError) -> [PostgresLayout.Column] {
+        let rows = try session.rows("""
+            SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns \
+            WHERE table_schema = $1 AND table_name = $2
+            """, [.text(layout.namespace), .text(table)])
+        var columns: [PostgresLayout.Column] = []
+        for row in rows {
+            let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
+            guard case .text(let name) = cells[0], case .text(let type) = cells[1], case .text(let nullable) = cells[2] else { continue }
+            columns.append(PostgresLayout.Column(name: name, dataType: type, isNullable: nullable == "YES"))
+        }
+        return columns
+    }
+
+    // MARK: In place
+
+    /// The statements that turn the stored table into the new one without
+    /// rewriting it, or nil when it must be rebuilt: every column kept as it
+    /// was or renamed, every other one an attribute added with a constant.
+    /// The column added with a default keeps that value for the rows already
+    /// stored after the default is dropped again (PostgreSQL records it apart).
+    func inPlaceChanges(
+        _ entity: StrataCore.EntityDescription, _ step: InferredMigration.EntityStep, stored: [PostgresLayout.Column]
+    ) -> [String]? {
+        let table = layout.entities[entity.index].table
+        var columns = Dictionary(stored.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var renames: [String] = [], additions: [String] = []
+        func rename(_ old: String, _ new: String) -> Bool {
+            guard old != new else { return true }
+            guard let column = columns[old], columns[new] == nil else { return false }
+            columns[old] = nil
+            columns[new] = PostgresLayout.Column(name: new, dataType: column.dataType, isNullable: column.isNullable)
+            renames.append("ALTER TABLE \(table) RENAME COLUMN \(quote(old)) TO \(quote(new))")
+            return true
+        }
+        func add(_ column: PostgresLayout.Column, _ value: StoredValue?) -> Bool {
+            guard columns[column.name] == nil else { return false }
+            columns[column.name] = column
+            guard let value, !value.isNull else {
+                additions.append("ALTER TABLE \(table) ADD COLUMN \(column.definition)")
+                return true
+            }
+            guard let literal = Self.literal(value) else { return false }
+            additions.append("ALTER TABLE \(table) ADD COLUMN \(column.definition) DEFAULT \(literal)")
+            additions.append("ALTER TABLE \(table) ALTER COLUMN \(quote(column.name)) DROP DEFAULT")
+            return true
+        }
+        for ordinal in entity.columnOrdinals {
+            let name = entity.properties[ordinal].name
+            let attribute = entity.attribute(at: ordinal)
+            let folded = attribute?.type == .string ? PostgresLayout.foldedColumnName(name) : nil
+            switch step.columns[ordinal] ?? .null {
+            case .column(let old, .none, whenNull: nil):
+                guard rename(old, name) else { return nil }
+                if let folded, !rename(PostgresLayout.foldedColumnName(old), folded) { return nil }
+                if attribute == nil, let was = step.toOneSources[ordinal] {
+                    let position = PostgresLayout.positionColumnName(forToOne: was)
+                    if columns[position] != nil, !rename(position, PostgresLayout.positionColumnName(forToOne: name)) { return nil }
+                }
+            case .value(let value) where attribute != nil:
+                guard let attribute, !value.isNull || attribute.isOptional else { return nil }
+                let type = PostgresLayout.bindType(attribute.type)
+                guard add(PostgresLayout.Column(name: name, dataType: type, isNullable: attribute.isOptional), value) else { return nil }
+                if let folded, !add(PostgresLayout.Column(name: folded, dataType: "text", isNullable: true), PostgresLayout.folded(value)) {
+                    return nil
+                }
+            case .null where attribute?.isOptional == true:
+                guard let attribute else { return nil }
+                let type = PostgresLayout.bindType(attribute.type)
+                guard add(PostgresLayout.Column(name: name, dataType: type, isNullable: true), nil) else { return nil }
+                if let folded, !add(PostgresLayout.Column(name: folded, dataType: "text", isNullable: true), nil) { return nil }
+            default:
+                return nil
+            }
+        }
+        guard Set(columns.values) == Set(layout.columns(of: entity)) else { return nil }
+        return renames + additions
+    }
+
+    /// A constant PostgreSQL reads back as exactly `value`, or nil.
+    static func literal(_ value: StoredValue) -> String? {
+        switch value {
+        case .null: "NULL"
+        case .integer(let number): String(number)
+        case .real(let number) where number.isNaN: "'NaN'::double precision"
+        case .real(let number) where number.isInfinite: number > 0 ? "'Infinity'::double precision" : "'-Infinity'::double precision"
+        // Swift writes the shortest text that reads back as the same double.
+        case .real(let number): "'\(number)'::double precision"
+        case .text(let text) where text.contains("\0"): nil
+        case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+        }
+    }
+
+    // MARK: Indexes
+
+    /// Creates an entity's indexes; a uniqueness constraint that stored rows
+    /// break fails with the rows named.
+    func createIndexes(_ indexes: [PostgresLayout.Index], of entity: StrataCore.EntityDescription) throws(StrataError) {
+        let table = layout.entities[entity.index].table
+        for index in indexes {
+            guard index.isUnique else {
+                try session.execute(index.createSQL(on: table))
+                continue
+            }
+            do throws(StrataError) {
+                try session.withSavepoint { session throws(StrataError) in try session.execute(index.createSQL(on: table)) }
+            } catch where error.code == .uniquenessConflict {
+                let columns = index.columns.map(quote)
+                var groups: [String] = []
+                for row in try session.rows("""
+                    SELECT concat_ws(', ', \(columns.map { "\($0)::text" }.joined(separator: ", "))) || ': keys ' \
+                    || string_agg(pk::text, ', ' ORDER BY pk) FROM \(table) \
+                    GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1 ORDER BY min(pk) LIMIT 5
+                    """) {
+                    for cell in row { if case .text(let group) = try PostgresSession.value(cell) { groups.append(group) } }
+                }
+                throw StrataError(
+                    .migrationFailed,
+                    "\(entity.name) has rows that break a uniqueness constraint the new schema adds: "
+                        + "(\(index.columns.joined(separator: ", "))) " + groups.joined(separator: "; "),
+                    entityName: entity.name, underlyingError: error)
+            }
+        }
+    }
+
+    /// Replaces the indexes of a table changed in place where the new schema's differ.
+    func replaceIndexesIfChanged(_ indexes: [PostgresLayout.Index], of entity: StrataCore.EntityDescription) throws(StrataError) {
+        let rows = try session.rows("""
+            SELECT i.relname::text, x.indisunique, array_to_string(ARRAY(\
+            SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) \
+            JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum ORDER BY k.n), chr(31)) \
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid \
+            JOIN pg_namespace n ON n.oid = t.relnamespace \
+            WHERE n.nspname = $1 AND t.relname = $2 AND i.relname LIKE '\\_strata\\_%'
+            """, [.text(layout.namespace), .text(entity.name)])
+        var stored = Set<PostgresLayout.Index>()
+        for row in rows {
+            let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
+            guard case .text(let name) = cells[0], case .integer(let unique) = cells[1], case .text(let columns) = cells[2] else { continue }
+            stored.insert(PostgresLayout.Index(
+                name: name, isUnique: unique != 0, columns: columns.split(separator: "\u{1F}").map(String.init)))
+        }
+        // PostgreSQL keeps the first 63 bytes of a name.
+        let wanted = indexes.map { index in
+            PostgresLayout.Index(name: String(decoding: index.name.utf8.prefix(63), as: UTF8.self), isUnique: index.isUnique, columns: index.columns)
+        }
+        guard stored != Set(wanted) else { return }
+        for index in stored { try session.execute("DROP INDEX \(layout.qualified(index.name))") }
+        try createIndexes(indexes, of: entity)
+    }
+
+    // MARK: Foreign keys
+
+    /// Drops every foreign key of the namespace, so tables can be rebuilt.
+    func dropForeignKeys() throws(StrataError) {
+        let rows = try session.rows("""
+            SELECT t.relname::text, c.conname::text FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid \
+            JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = $1 AND c.contype = 'f'
+            """, [.text(layout.namespace)])
+        for row in rows {
+            let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
+            guard case .text(let table) = cells[0], case .text(let constraint) = cells[1] else { continue }
+            try session.execute("ALTER TABLE \(layout.qualified(table)) DROP CONSTRAINT \(quote(constraint))")
+        }
+    }
+
+    /// Adds every foreign key of the new schema, which checks every row: a
+    /// relationship that points at a row that does not exist fails the step,
+    /// naming the first such rows.
+    func addForeignKeys() throws(StrataError) {
+        for key in layout.foreignKeys {
+            do throws(StrataError) {
+                try session.withSavepoint { session throws(StrataError) in try session.execute(key.createSQL) }
+            } catch where error.code == .validation {
+                let column = quote(key.column)
+                var examples: [String] = []
+                for row in try session.rows("""
+                    SELECT 'row ' || t.pk || ' → ' || t.\(column) FROM \(key.table) AS t WHERE t.\(column) IS NOT NULL \
+                    AND NOT EXISTS (SELECT 1 FROM \(key.referenced) AS r WHERE r.pk = t.\(column)) ORDER BY t.pk LIMIT 5
+                    """) {
+                    for cell in row { if case .text(let example) = try PostgresSession.value(cell) { examples.append(example) } }
+                }
+                throw StrataError(
+                    .migrationFailed,
+                    "After migrating, relationships in \(key.table).\(column) point to rows that do not exist: "
+                        + examples.joined(separator: "; "),
+                    underlyingError: error)
+            }
+        }
+    }
+}

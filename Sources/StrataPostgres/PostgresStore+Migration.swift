@@ -1,0 +1,146 @@
+import Foundation
+import StrataCore
+
+/// Opening a store that exists: checking it against the schema, or migrating
+/// it. A migration runs inside the transaction that opens the store, holding
+/// the namespace's write lock, so the servers that start at once with a new
+/// version migrate it once (the others find it migrated when the lock is
+/// theirs), no save of an older server interleaves, and a step that fails
+/// leaves the store exactly as it was: PostgreSQL's DDL is transactional.
+extension PostgresStore {
+    /// The store's metadata rows.
+    static func metadata(_ layout: PostgresLayout, in session: PostgresSession) throws(StrataError) -> [String: String] {
+        var metadata: [String: String] = [:]
+        for row in try session.rows("SELECT key, value FROM \(layout.metadataTable)") {
+            let cells = Array(row)
+            if case .text(let key) = try PostgresSession.value(cells[0]), case .text(let value) = try PostgresSession.value(cells[1]) {
+                metadata[key] = value
+            }
+        }
+        return metadata
+    }
+
+    /// Records the schema a store now holds: fingerprint, summary and version.
+    static func recordSchema(_ schema: Schema, _ layout: PostgresLayout, in session: PostgresSession) throws(StrataError) {
+        var entries = [
+            ("fingerprint", schema.fingerprint), ("schema", String(decoding: schema.summary.canonicalJSON(), as: UTF8.self)),
+        ]
+        if let version = schema.version { entries.append(("versionIdentifier", version.description)) }
+        for (key, value) in entries {
+            try session.execute("""
+                INSERT INTO \(layout.metadataTable) (key, value) VALUES ($1, $2) \
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                """, [.text(key), .text(value)])
+        }
+        if schema.version == nil {
+            try session.execute("DELETE FROM \(layout.metadataTable) WHERE key = 'versionIdentifier'")
+        }
+    }
+
+    /// Checks an existing store against `schema`, migrating it when the
+    /// container allows; returns the store's identifier. Runs inside the
+    /// opening transaction (holding the write lock unless read-only).
+    static func openExisting(
+        layout: PostgresLayout, description: PostgresStoreDescription, schema: Schema, readOnly: Bool, options: StoreOptions,
+        opening: StoreOpening, in session: PostgresSession
+    ) throws(StrataError) -> String {
+        let place = "The store in PostgreSQL schema \(layout.namespace)"
+        let metadata = try metadata(layout, in: session)
+        guard let identifier = metadata["storeIdentifier"], let fingerprint = metadata["fingerprint"] else {
+            throw StrataError(.corruptStore, "The PostgreSQL schema \(layout.namespace) has Strata's tables without their metadata")
+        }
+        guard Int(metadata["formatVersion"] ?? "") == formatVersion else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(place) has layout version \(metadata["formatVersion"] ?? "?"); this version of Strata reads version \(formatVersion)")
+        }
+        let stored = metadata["schema"].flatMap { try? JSONDecoder().decode(SchemaSummary.self, from: Data($0.utf8)) }
+        if fingerprint == schema.fingerprint || stored.map({ SchemaDifference.between(stored: $0, current: schema.summary).isEmpty }) == true {
+            // Stores made before the summary was recorded gain it, for their next migration.
+            if stored == nil, !readOnly { try recordSchema(schema, layout, in: session) }
+            return identifier
+        }
+        guard let stored else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(place) was made for another schema by an earlier version of Strata, which did not record it, so it cannot be "
+                    + "migrated; it was left untouched. Open it once with its own schema and this version of Strata, or migrate by export and import")
+        }
+        let differences = SchemaDifference.between(stored: stored, current: schema.summary).map(\.description)
+        guard let migration = opening.migration, !readOnly else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(place) was written with another schema; it was left untouched. Differences: " + differences.joined(separator: "; "))
+        }
+        let steps: [MigrationStep]
+        do {
+            steps = try migration(stored, metadata["versionIdentifier"].flatMap(Schema.Version.init))
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.incompatibleStore, "\(place) cannot be migrated: \(error)", underlyingError: SendableDescription(error))
+        }
+        let started = ContinuousClock.now
+        do {
+            try migrate(
+                steps, from: stored, layout: layout, description: description, identifier: identifier, options: options,
+                progress: opening.migrationProgress, in: session)
+        } catch {
+            logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
+            throw error
+        }
+        logger.info("Migrated PostgreSQL schema \(layout.namespace) in \(ContinuousClock.now - started) (\(steps.map(\.label).joined(separator: ", ")))")
+        return identifier
+    }
+
+    /// Runs every step in the opening transaction, recording each step's schema.
+    private static func migrate(
+        _ steps: [MigrationStep], from stored: SchemaSummary, layout: PostgresLayout, description: PostgresStoreDescription,
+        identifier: String, options: StoreOptions, progress: (@Sendable (MigrationProgress) -> Void)?,
+        in session: PostgresSession
+    ) throws(StrataError) {
+        var inferred: [InferredMigration] = []
+        var summary = stored
+        for step in steps {
+            inferred.append(InferredMigration(
+                from: summary, to: step.target, replacesEverything: step.willMigrate != nil || step.didMigrate != nil))
+            summary = step.target.summary
+        }
+        let total = zip(steps, inferred).reduce(0) { sum, pair in
+            sum + pair.1.entities.count + pair.1.joins.count + (pair.0.willMigrate == nil ? 0 : 1) + (pair.0.didMigrate == nil ? 0 : 1)
+        }
+        var completed = 0
+        summary = stored
+        for (step, inferred) in zip(steps, inferred) {
+            func advance(_ detail: String) {
+                completed += 1
+                progress?(MigrationProgress(step: step.label, detail: detail, completedUnitCount: completed, totalUnitCount: total))
+            }
+            logger.info("Migrating PostgreSQL schema \(layout.namespace): \(step.label)")
+            do {
+                if let willMigrate = step.willMigrate, let source = step.source {
+                    try willMigrate(try PostgresStore(
+                        migrating: session, description: description, schema: source, identifier: identifier, options: options))
+                    advance("ran willMigrate")
+                }
+                guard inferred.problems.isEmpty else {
+                    throw StrataError(
+                        .incompatibleStore, "The step \(step.label) cannot be inferred: " + inferred.problems.joined(separator: "; "))
+                }
+                let target = PostgresLayout(schema: step.target, namespace: layout.namespace)
+                try PostgresInferredStep(inferred, from: summary, to: target, in: session).apply(progress: advance)
+                try recordSchema(step.target, target, in: session)
+                if let didMigrate = step.didMigrate {
+                    try didMigrate(try PostgresStore(
+                        migrating: session, description: description, schema: step.target, identifier: identifier, options: options))
+                    advance("ran didMigrate")
+                }
+                summary = step.target.summary
+            } catch let error as StrataError where error.code == .migrationFailed || error.code == .incompatibleStore {
+                throw error
+            } catch {
+                throw StrataError(.migrationFailed, "The migration step \(step.label) failed: \(error)", underlyingError: SendableDescription(error))
+            }
+        }
+    }
+}
