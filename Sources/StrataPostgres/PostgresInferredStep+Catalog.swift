@@ -32,48 +32,75 @@ extension PostgresInferredStep {
     // MARK: In place
 
     /// The statements that turn the stored table into the new one without
-    /// rewriting it, or nil when it must be rebuilt: every column kept as it
-    /// was or renamed, every other one an attribute added with a constant.
-    /// The column added with a default keeps that value for the rows already
-    /// stored after the default is dropped again (PostgreSQL records it apart).
+    /// copying it, or nil when it must be rebuilt. In place: renamed columns,
+    /// attributes added with a constant (PostgreSQL records it apart, so no
+    /// row is rewritten, and it stays after the default is dropped), removed
+    /// columns, integers widened to `Double`, optional becoming required with
+    /// a default (the rows without a value get it) and required becoming
+    /// optional. Converted text, whose folded twin must be written, and
+    /// changed relationships rebuild the table.
     func inPlaceChanges(
         _ entity: StrataCore.EntityDescription, _ step: InferredMigration.EntityStep, stored: [PostgresLayout.Column]
     ) -> [String]? {
         let table = layout.entities[entity.index].table
         var columns = Dictionary(stored.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var renames: [String] = [], additions: [String] = []
+        var statements: [String] = []
         func rename(_ old: String, _ new: String) -> Bool {
-            guard old != new else { return true }
+            guard old != new else { return columns[new] != nil }
             guard let column = columns[old], columns[new] == nil else { return false }
             columns[old] = nil
             columns[new] = PostgresLayout.Column(name: new, dataType: column.dataType, isNullable: column.isNullable)
-            renames.append("ALTER TABLE \(table) RENAME COLUMN \(quote(old)) TO \(quote(new))")
+            statements.append("ALTER TABLE \(table) RENAME COLUMN \(quote(old)) TO \(quote(new))")
             return true
         }
         func add(_ column: PostgresLayout.Column, _ value: StoredValue?) -> Bool {
             guard columns[column.name] == nil else { return false }
             columns[column.name] = column
             guard let value, !value.isNull else {
-                additions.append("ALTER TABLE \(table) ADD COLUMN \(column.definition)")
+                statements.append("ALTER TABLE \(table) ADD COLUMN \(column.definition)")
                 return true
             }
             guard let literal = Self.literal(value) else { return false }
-            additions.append("ALTER TABLE \(table) ADD COLUMN \(column.definition) DEFAULT \(literal)")
-            additions.append("ALTER TABLE \(table) ALTER COLUMN \(quote(column.name)) DROP DEFAULT")
+            statements.append("ALTER TABLE \(table) ADD COLUMN \(column.definition) DEFAULT \(literal)")
+            statements.append("ALTER TABLE \(table) ALTER COLUMN \(quote(column.name)) DROP DEFAULT")
             return true
+        }
+        func require(_ name: String, nullable: Bool) {
+            guard let column = columns[name], column.isNullable != nullable else { return }
+            statements.append("ALTER TABLE \(table) ALTER COLUMN \(quote(name)) \(nullable ? "DROP" : "SET") NOT NULL")
+            columns[name] = PostgresLayout.Column(name: name, dataType: column.dataType, isNullable: nullable)
         }
         for ordinal in entity.columnOrdinals {
             let name = entity.properties[ordinal].name
             let attribute = entity.attribute(at: ordinal)
             let folded = attribute?.type == .string ? PostgresLayout.foldedColumnName(name) : nil
             switch step.columns[ordinal] ?? .null {
-            case .column(let old, .none, whenNull: nil):
+            case .column(let old, let conversion, let whenNull):
                 guard rename(old, name) else { return nil }
-                if let folded, !rename(PostgresLayout.foldedColumnName(old), folded) { return nil }
+                if let folded {
+                    guard conversion == .none, rename(PostgresLayout.foldedColumnName(old), folded) else { return nil }
+                }
                 if attribute == nil, let was = step.toOneSources[ordinal] {
                     let position = PostgresLayout.positionColumnName(forToOne: was)
                     if columns[position] != nil, !rename(position, PostgresLayout.positionColumnName(forToOne: name)) { return nil }
                 }
+                switch conversion {
+                case .none:
+                    break
+                case .toReal:
+                    let quoted = quote(name)
+                    statements.append("ALTER TABLE \(table) ALTER COLUMN \(quoted) TYPE double precision USING \(quoted)::double precision")
+                    columns[name] = PostgresLayout.Column(name: name, dataType: "double precision", isNullable: columns[name]?.isNullable ?? true)
+                case .toText, .boolToText:
+                    return nil
+                }
+                if let whenNull {
+                    guard let literal = Self.literal(whenNull) else { return nil }
+                    var assignments = ["\(quote(name)) = \(literal)"]
+                    if let folded, let twin = Self.literal(PostgresLayout.folded(whenNull)) { assignments.append("\(quote(folded)) = \(twin)") }
+                    statements.append("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE \(quote(name)) IS NULL")
+                }
+                require(name, nullable: attribute?.isOptional ?? true)
             case .value(let value) where attribute != nil:
                 guard let attribute, !value.isNull || attribute.isOptional else { return nil }
                 let type = PostgresLayout.bindType(attribute.type)
@@ -90,8 +117,15 @@ extension PostgresInferredStep {
                 return nil
             }
         }
-        guard Set(columns.values) == Set(layout.columns(of: entity)) else { return nil }
-        return renames + additions
+        // Columns the new schema no longer has; dropping one only marks it gone.
+        let expected = layout.columns(of: entity)
+        let kept = Set(expected.map(\.name))
+        for name in columns.keys.sorted() where !kept.contains(name) {
+            statements.append("ALTER TABLE \(table) DROP COLUMN \(quote(name))")
+            columns[name] = nil
+        }
+        guard Set(columns.values) == Set(expected) else { return nil }
+        return statements
     }
 
     /// A constant PostgreSQL reads back as exactly `value`, or nil.

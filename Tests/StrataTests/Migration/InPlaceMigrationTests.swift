@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-/// Version 4 removes `pinnedAt`, a change no `ALTER TABLE` makes in place.
+/// Version 4 removes `pinnedAt`: SQLite rebuilds the table, PostgreSQL drops the column in place.
 enum NotesV4: VersionedSchema {
     static let versionIdentifier = Schema.Version(4, 0, 0)
     static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
@@ -17,6 +17,49 @@ enum NotesV4: VersionedSchema {
             self.title = title
             self.text = text
         }
+    }
+
+    @Model final class Folder {
+        var name: String
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// Version 5 widens `priority` to `Double` and makes `text` optional: in
+/// place on PostgreSQL.
+enum NotesV5: VersionedSchema {
+    static let versionIdentifier = Schema.Version(5, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        var title: String
+        var text: String?
+        var priority: Double = 3
+        var words: Int = 0
+        var folder: Folder?
+        init(title: String) { self.title = title }
+    }
+
+    @Model final class Folder {
+        var name: String
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// Version 6 makes `text` required again, with a default for the notes without one.
+enum NotesV6: VersionedSchema {
+    static let versionIdentifier = Schema.Version(6, 0, 0)
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        var title: String
+        var text: String = "Empty"
+        var priority: Double = 3
+        var words: Int = 0
+        var folder: Folder?
+        init(title: String) { self.title = title }
     }
 
     @Model final class Folder {
@@ -87,7 +130,7 @@ struct InPlaceMigrationTests {
         try v3.persistentStoreCoordinator.close()
         #expect(try tableStorage(kind, url, table: "Note") == page)
 
-        // Version 4 removes `pinnedAt`: the table is rebuilt, values kept.
+        // Version 4 removes `pinnedAt`: SQLite rebuilds the table, PostgreSQL drops the column; values kept.
         let v4 = try await open(url, NotesV4.self, kind)
         try v4.perform { context in
             let notes = try context.fetch(FetchRequest<NotesV4.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
@@ -97,6 +140,30 @@ struct InPlaceMigrationTests {
             #expect(folder.notes.map(\.title) == ["note 3", "note 2", "note 1", "note 0", "new"])
         }
         try v4.persistentStoreCoordinator.close()
-        #expect(try tableStorage(kind, url, table: "Note") != page)
+        let rebuilt = try tableStorage(kind, url, table: "Note") != page
+        #expect(rebuilt == (kind == .file))
+
+        // Version 5 widens an integer and changes which values are required.
+        let v5 = try await open(url, NotesV5.self, kind)
+        try v5.perform { context in
+            let notes = try context.fetch(FetchRequest<NotesV5.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            #expect(notes.map(\.priority) == [7, 3, 3, 3, 3, 1])
+            #expect(notes.map(\.text) == ["written by version 2", "body 0", "body 1", "body 2", "body 3", ""])
+            notes[0].text = nil
+            notes[0].priority = 2.5
+            try context.save()
+            #expect(try context.count(for: FetchRequest<NotesV5.Note>(predicate: #Predicate { $0.priority > 2 && $0.priority < 3 })) == 1)
+        }
+        try v5.persistentStoreCoordinator.close()
+        #expect((try tableStorage(kind, url, table: "Note") == page) == (kind == .postgres))
+
+        // Version 6 requires `text`: the note without one gets the default, folded form too.
+        let v6 = try await open(url, NotesV6.self, kind)
+        let empty = "EMPTY".folded
+        #expect(try v6.perform { context in
+            try context.fetch(FetchRequest<NotesV6.Note>(predicate: #Predicate { $0.text.folded == empty })).map(\.title)
+        } == ["new"])
+        try v6.persistentStoreCoordinator.close()
+        #expect((try tableStorage(kind, url, table: "Note") == page) == (kind == .postgres))
     }
 }
