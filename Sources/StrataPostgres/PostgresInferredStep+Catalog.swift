@@ -5,10 +5,29 @@ import StrataCore
 /// the namespace's tables and columns, changes made in place, indexes and
 /// foreign keys, each failure named by the rows at fault.
 extension PostgresInferredStep {
-    /// The tables of the namespace.
+    // Catalog reads go by name or by table, through the catalog's indexes:
+    // a database may hold thousands of namespaces (a store per tenant).
+
+    /// The tables of the namespace a step may read, replace or drop: every
+    /// entity's and join table's of either schema.
     func tableNames() throws(StrataError) -> Set<String> {
+        let recorded = PostgresLayout(schema: Schema(recorded: stored, assumedDefault: nil), namespace: layout.namespace)
+        var candidates = Set(stored.entities.map(\.name) + layout.schema.entities.map(\.name))
+        candidates.formUnion(recorded.joinTables.map(\.name) + layout.joinTables.map(\.name))
+        for join in step.joins {
+            if case .pairs(let entity, let relationship, _) = join.source { candidates.insert("_strata_join_\(entity)_\(relationship)") }
+        }
+        return try names("""
+            SELECT relname::text FROM pg_class WHERE relnamespace = $1::text::regnamespace AND relkind = 'r' \
+            AND relname = ANY($2::text[]::name[])
+            """, tables: candidates)
+    }
+
+    /// The first column of each row a catalog query over `tables` returns.
+    private func names(_ sql: String, tables: Set<String>) throws(StrataError) -> Set<String> {
+        guard let array = PostgresColumnArray(sqlType: "text", values: tables.sorted().map(StoredValue.text)) else { return [] }
         var names = Set<String>()
-        for row in try session.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", [.text(layout.namespace)]) {
+        for row in try session.rows(sql, arguments: [.value(.text(layout.namespace)), .column(array)]) {
             for cell in row { if case .text(let name) = try PostgresSession.value(cell) { names.insert(name) } }
         }
         return names
@@ -17,14 +36,14 @@ extension PostgresInferredStep {
     /// The columns of a table of the namespace, as stored.
     func columns(of table: String) throws(StrataError) -> [PostgresLayout.Column] {
         let rows = try session.rows("""
-            SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns \
-            WHERE table_schema = $1 AND table_name = $2
-            """, [.text(layout.namespace), .text(table)])
+            SELECT attname::text, format_type(atttypid, NULL), (NOT attnotnull)::int4 FROM pg_attribute \
+            WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
+            """, [.text(layout.qualified(table))])
         var columns: [PostgresLayout.Column] = []
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
-            guard case .text(let name) = cells[0], case .text(let type) = cells[1], case .text(let nullable) = cells[2] else { continue }
-            columns.append(PostgresLayout.Column(name: name, dataType: type, isNullable: nullable == "YES"))
+            guard case .text(let name) = cells[0], case .text(let type) = cells[1], case .integer(let nullable) = cells[2] else { continue }
+            columns.append(PostgresLayout.Column(name: name, dataType: type, isNullable: nullable != 0))
         }
         return columns
     }
@@ -34,7 +53,7 @@ extension PostgresInferredStep {
     /// The statements that turn the stored table into the new one without
     /// copying it, or nil when it must be rebuilt. In place: renamed columns,
     /// attributes added with a constant (PostgreSQL records it apart, so no
-    /// row is rewritten, and it stays after the default is dropped), removed
+    /// row is rewritten), removed
     /// columns, integers widened to `Double`, optional becoming required with
     /// a default (the rows without a value get it) and required becoming
     /// optional. Converted text, whose folded twin must be written, and
@@ -61,8 +80,8 @@ extension PostgresInferredStep {
                 return true
             }
             guard let literal = Self.literal(value) else { return false }
+            // The default stays: rows a server of the old schema inserts get it too.
             statements.append("ALTER TABLE \(table) ADD COLUMN \(column.definition) DEFAULT \(literal)")
-            statements.append("ALTER TABLE \(table) ALTER COLUMN \(quote(column.name)) DROP DEFAULT")
             return true
         }
         func require(_ name: String, nullable: Bool) {
@@ -181,10 +200,9 @@ extension PostgresInferredStep {
             SELECT i.relname::text, x.indisunique, array_to_string(ARRAY(\
             SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) \
             JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum ORDER BY k.n), chr(31)) \
-            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid \
-            JOIN pg_namespace n ON n.oid = t.relnamespace \
-            WHERE n.nspname = $1 AND t.relname = $2 AND i.relname LIKE '\\_strata\\_%'
-            """, [.text(layout.namespace), .text(entity.name)])
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
+            WHERE x.indrelid = to_regclass($1) AND i.relname LIKE '\\_strata\\_%'
+            """, [.text(layout.entities[entity.index].table)])
         var stored = Set<PostgresLayout.Index>()
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
@@ -203,12 +221,13 @@ extension PostgresInferredStep {
 
     // MARK: Foreign keys
 
-    /// Drops every foreign key of the namespace, so tables can be rebuilt.
-    func dropForeignKeys() throws(StrataError) {
+    /// Drops every foreign key of `tables`, so they can be rebuilt.
+    func dropForeignKeys(of tables: Set<String>) throws(StrataError) {
+        guard let array = PostgresColumnArray(sqlType: "text", values: tables.sorted().map(StoredValue.text)) else { return }
         let rows = try session.rows("""
-            SELECT t.relname::text, c.conname::text FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid \
-            JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = $1 AND c.contype = 'f'
-            """, [.text(layout.namespace)])
+            SELECT t.relname::text, c.conname::text FROM pg_class t JOIN pg_constraint c ON c.conrelid = t.oid \
+            WHERE t.relnamespace = $1::text::regnamespace AND t.relname = ANY($2::text[]::name[]) AND c.contype = 'f'
+            """, arguments: [.value(.text(layout.namespace)), .column(array)])
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
             guard case .text(let table) = cells[0], case .text(let constraint) = cells[1] else { continue }

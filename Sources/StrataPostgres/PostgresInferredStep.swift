@@ -38,7 +38,7 @@ struct PostgresInferredStep {
     /// `progress` is called once per join table and per entity, naming it.
     func apply(progress: (String) -> Void) throws(StrataError) {
         var tables = try tableNames()
-        try dropForeignKeys()
+        try dropForeignKeys(of: tables)
         let joinTablesBefore = tables.filter { $0.hasPrefix("_strata_join_") }
         var joinTablesKept = Set<String>()
         // Pairs first: a one-to-many becoming many-to-many reads the member

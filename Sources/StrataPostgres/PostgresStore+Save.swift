@@ -286,20 +286,20 @@ extension PostgresStore {
         for delete in deletes { byEntity[delete.entityIndex, default: [:]][delete.primaryKey] = delete.expectedVersion }
         for (entityIndex, expected) in byEntity.sorted(by: { $0.key < $1.key }) {
             let sorted = expected.keys.sorted()
-            let rows = try session.rows(
-                "DELETE FROM \(layout.entities[entityIndex].table) WHERE pk = ANY($1) RETURNING pk, _version",
-                arguments: [.keys(sorted)])
-            if !checked {
-                var found = 0
-                for row in rows {
-                    var cells = row.makeIterator()
-                    guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                          let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-                    else { continue }
-                    found += 1
-                    if let wanted = expected[key] ?? nil, wanted != version { throw mismatch() }
-                }
-                if found != sorted.count, expected.values.contains(where: { $0 != nil }) { throw mismatch() }
+            let table = layout.entities[entityIndex].table
+            let versions = sorted.map { key in (expected[key] ?? nil).map(StoredValue.integer) ?? .null }
+            if checked || !versions.contains(where: { !$0.isNull }) {
+                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(sorted)])
+            } else if let array = PostgresColumnArray(sqlType: "bigint", values: versions) {
+                // The server compares the versions: one row comes back, not one per deleted row.
+                let rows = try session.rows("""
+                    WITH deleted AS (DELETE FROM \(table) WHERE pk = ANY($1) RETURNING pk, _version) \
+                    SELECT count(*), count(*) FILTER (WHERE e.version IS NOT NULL AND e.version <> deleted._version) \
+                    FROM deleted JOIN unnest($1::bigint[], $2::bigint[]) AS e(pk, version) ON e.pk = deleted.pk
+                    """, arguments: [.keys(sorted), .column(array)])
+                var counts: [Int64] = []
+                for row in rows { for cell in row { counts.append(try PostgresSession.integer(cell) ?? -1) } }
+                guard counts == [Int64(sorted.count), 0] else { throw mismatch() }
             }
             let entity = schema.entities[entityIndex]
             for key in sorted {

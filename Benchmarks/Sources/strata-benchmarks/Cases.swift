@@ -12,6 +12,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case growth = "growth"
     case upsert = "upsert"
     case migrate = "migrate"
+    case migratePostgres = "migrate-pg"
     case aggregate = "aggregate"
     case search = "search"
     case searchPrefix = "search-prefix"
@@ -34,7 +35,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .memoryFetch, .memoryImport: 8
         case .growth: 9
         case .upsert: 10
-        case .migrate: 11
+        case .migrate, .migratePostgres: 11
         case .aggregate: 12
         case .search, .searchPrefix: 13
         case .prefetch: 14
