@@ -291,15 +291,12 @@ extension PostgresStore {
             if checked || !versions.contains(where: { !$0.isNull }) {
                 try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(sorted)])
             } else if let array = PostgresColumnArray(sqlType: "bigint", values: versions) {
-                // The server compares the versions: one row comes back, not one per deleted row.
-                let rows = try session.rows("""
-                    WITH deleted AS (DELETE FROM \(table) WHERE pk = ANY($1) RETURNING pk, _version) \
-                    SELECT count(*), count(*) FILTER (WHERE e.version IS NOT NULL AND e.version <> deleted._version) \
-                    FROM deleted JOIN unnest($1::bigint[], $2::bigint[]) AS e(pk, version) ON e.pk = deleted.pk
+                // Only rows at their expected version go; a shortfall is a conflict. No row comes back.
+                let deleted = try session.execute("""
+                    DELETE FROM \(table) AS t USING unnest($1::bigint[], $2::bigint[]) AS e(pk, version) \
+                    WHERE t.pk = e.pk AND (e.version IS NULL OR t._version = e.version)
                     """, arguments: [.keys(sorted), .column(array)])
-                var counts: [Int64] = []
-                for row in rows { for cell in row { counts.append(try PostgresSession.integer(cell) ?? -1) } }
-                guard counts == [Int64(sorted.count), 0] else { throw mismatch() }
+                guard deleted == sorted.count else { throw mismatch() }
             }
             let entity = schema.entities[entityIndex]
             for key in sorted {
