@@ -98,7 +98,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     /// Runs `body` with a connection of the pool, waiting for one when all are busy.
     func withSession<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
         try Self.refuseOnEventLoop()
-        if let pinned { return try body(pinned) }
+        // In a migration, a failed statement must not end its transaction.
+        if let pinned { return try pinned.withSavepoint(body) }
         let connection = try lease()
         let session = PostgresSession(connection: connection)
         do throws(StrataError) {
@@ -343,6 +344,11 @@ struct PostgresSession {
                 if message.contains(UnwrapFunction.message) { return UnwrapFunction.failure }
                 return StrataError(.postgres, text)
             case "22003", "22012": return StrataError(.unsupportedPredicate, "The predicate's arithmetic failed: \(message)")
+            case PostgresFunctions.schemaChangedState:
+                return StrataError(
+                    .incompatibleStore,
+                    "PostgreSQL: the store was migrated to another schema by a newer version since this container opened it; "
+                        + "nothing was saved. Load the container with the new schema, \(doing)")
             case "42703", "42P01":
                 return StrataError(
                     .incompatibleStore,

@@ -15,6 +15,21 @@ enum PostgresFunctions {
     static func integer(namespace: String) -> String { "\(quote(namespace)).strata_integer" }
     static func real(namespace: String) -> String { "\(quote(namespace)).strata_real" }
     static func sum(namespace: String) -> String { "\(quote(namespace)).strata_sum" }
+    static func writeLock(namespace: String) -> String { "\(quote(namespace)).strata_write_lock" }
+
+    /// The SQLSTATE `strata_write_lock` raises when the store's schema
+    /// changed since the writer opened it.
+    static let schemaChangedState = "SR001"
+
+    /// Names this version of the functions: a store records it, and opening
+    /// a store that records another creates them again.
+    static let fingerprint: String = {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in createStatements(namespace: "").joined(separator: "\n").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }()
 
     static func createStatements(namespace: String) -> [String] {
         let overflow = sqlTextLiteral(CheckedArithmetic.overflowMessage)
@@ -85,6 +100,19 @@ enum PostgresFunctions {
             """
             CREATE OR REPLACE FUNCTION \(sum(namespace: namespace))(total float8) RETURNS float8 \
             LANGUAGE sql IMMUTABLE AS $$ SELECT total $$
+            """,
+            // The write lock, then the recorded schema read afresh (a volatile
+            // function's statements see what committed while it waited).
+            """
+            CREATE OR REPLACE FUNCTION \(writeLock(namespace: namespace))(lock_key bigint, expected text) RETURNS void \
+            LANGUAGE plpgsql VOLATILE AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(lock_key);
+                IF NOT EXISTS (SELECT 1 FROM \(quote(namespace))."_strata_metadata" WHERE key = 'fingerprint' AND value = expected) THEN
+                    RAISE EXCEPTION USING MESSAGE = 'the store was migrated to another schema since it was opened', \
+                        ERRCODE = '\(schemaChangedState)';
+                END IF;
+            END $$
             """,
         ]
     }

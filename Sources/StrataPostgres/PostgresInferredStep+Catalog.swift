@@ -1,6 +1,19 @@
 import Foundation
 import StrataCore
 
+/// The tables a migration step found, by the names PostgreSQL keeps (the
+/// first 63 bytes): asked by the full names Strata gives them.
+struct StoredTables {
+    /// As the catalog holds them.
+    private(set) var names: Set<String> = []
+
+    init(names: Set<String> = []) { self.names = names }
+
+    func contains(_ name: String) -> Bool { names.contains(PostgresLayout.catalogName(name)) }
+
+    mutating func remove(_ name: String) { names.remove(PostgresLayout.catalogName(name)) }
+}
+
 /// What a migration step reads from PostgreSQL's catalog and changes in it:
 /// the namespace's tables and columns, changes made in place, indexes and
 /// foreign keys, each failure named by the rows at fault.
@@ -10,27 +23,22 @@ extension PostgresInferredStep {
 
     /// The tables of the namespace a step may read, replace or drop: every
     /// entity's and join table's of either schema.
-    func tableNames() throws(StrataError) -> Set<String> {
+    func tableNames() throws(StrataError) -> StoredTables {
         let recorded = PostgresLayout(schema: Schema(recorded: stored, assumedDefault: nil), namespace: layout.namespace)
         var candidates = Set(stored.entities.map(\.name) + layout.schema.entities.map(\.name))
         candidates.formUnion(recorded.joinTables.map(\.name) + layout.joinTables.map(\.name))
         for join in step.joins {
-            if case .pairs(let entity, let relationship, _) = join.source { candidates.insert("_strata_join_\(entity)_\(relationship)") }
+            if case .pairs(let entity, let relationship, _) = join.source { candidates.insert(PostgresLayout.joinTableName(entity: entity, relationship: relationship)) }
         }
-        return try names("""
-            SELECT relname::text FROM pg_class WHERE relnamespace = $1::text::regnamespace AND relkind = 'r' \
-            AND relname = ANY($2::text[]::name[])
-            """, tables: candidates)
-    }
-
-    /// The first column of each row a catalog query over `tables` returns.
-    private func names(_ sql: String, tables: Set<String>) throws(StrataError) -> Set<String> {
-        guard let array = PostgresColumnArray(sqlType: "text", values: tables.sorted().map(StoredValue.text)) else { return [] }
+        guard let array = PostgresColumnArray(sqlType: "text", values: candidates.sorted().map(StoredValue.text)) else { return StoredTables() }
         var names = Set<String>()
-        for row in try session.rows(sql, arguments: [.value(.text(layout.namespace)), .column(array)]) {
+        for row in try session.rows("""
+            SELECT relname::text FROM pg_class WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) \
+            AND relkind = 'r' AND relname = ANY($2::text[]::name[])
+            """, arguments: [.value(.text(layout.namespace)), .column(array)]) {
             for cell in row { if case .text(let name) = try PostgresSession.value(cell) { names.insert(name) } }
         }
-        return names
+        return StoredTables(names: names)
     }
 
     /// The columns of a table of the namespace, as stored.
@@ -157,8 +165,9 @@ extension PostgresInferredStep {
         // Swift writes the shortest text that reads back as the same double.
         case .real(let number): "'\(number)'::double precision"
         case .text(let text) where text.contains("\0"): nil
-        case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+        // Escape strings read the same whatever `standard_conforming_strings` says.
+        case .text(let text): "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): "decode('" + data.map { String(format: "%02x", $0) }.joined() + "', 'hex')"
         }
     }
 
@@ -201,7 +210,7 @@ extension PostgresInferredStep {
             SELECT a.attname::text FROM unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) \
             JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum ORDER BY k.n), chr(31)) \
             FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
-            WHERE x.indrelid = to_regclass($1) AND i.relname LIKE '\\_strata\\_%'
+            WHERE x.indrelid = to_regclass($1) AND NOT x.indisprimary AND i.relname ~ '^_strata_(unique|fk|index)_'
             """, [.text(layout.entities[entity.index].table)])
         var stored = Set<PostgresLayout.Index>()
         for row in rows {
@@ -210,9 +219,8 @@ extension PostgresInferredStep {
             stored.insert(PostgresLayout.Index(
                 name: name, isUnique: unique != 0, columns: columns.split(separator: "\u{1F}").map(String.init)))
         }
-        // PostgreSQL keeps the first 63 bytes of a name.
         let wanted = indexes.map { index in
-            PostgresLayout.Index(name: String(decoding: index.name.utf8.prefix(63), as: UTF8.self), isUnique: index.isUnique, columns: index.columns)
+            PostgresLayout.Index(name: PostgresLayout.catalogName(index.name), isUnique: index.isUnique, columns: index.columns)
         }
         guard stored != Set(wanted) else { return }
         for index in stored { try session.execute("DROP INDEX \(layout.qualified(index.name))") }
@@ -222,11 +230,12 @@ extension PostgresInferredStep {
     // MARK: Foreign keys
 
     /// Drops every foreign key of `tables`, so they can be rebuilt.
-    func dropForeignKeys(of tables: Set<String>) throws(StrataError) {
-        guard let array = PostgresColumnArray(sqlType: "text", values: tables.sorted().map(StoredValue.text)) else { return }
+    func dropForeignKeys(of tables: StoredTables) throws(StrataError) {
+        guard let array = PostgresColumnArray(sqlType: "text", values: tables.names.sorted().map(StoredValue.text)) else { return }
         let rows = try session.rows("""
             SELECT t.relname::text, c.conname::text FROM pg_class t JOIN pg_constraint c ON c.conrelid = t.oid \
-            WHERE t.relnamespace = $1::text::regnamespace AND t.relname = ANY($2::text[]::name[]) AND c.contype = 'f'
+            WHERE t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND t.relname = ANY($2::text[]::name[]) \
+            AND c.contype = 'f'
             """, arguments: [.value(.text(layout.namespace)), .column(array)])
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }

@@ -39,12 +39,12 @@ struct PostgresInferredStep {
     func apply(progress: (String) -> Void) throws(StrataError) {
         var tables = try tableNames()
         try dropForeignKeys(of: tables)
-        let joinTablesBefore = tables.filter { $0.hasPrefix("_strata_join_") }
+        let joinTablesBefore = tables.names.filter { $0.hasPrefix("_strata_join_") }
         var joinTablesKept = Set<String>()
         // Pairs first: a one-to-many becoming many-to-many reads the member
         // table's foreign-key column before that table is rebuilt.
         for join in step.joins {
-            joinTablesKept.insert(try migrate(join, tables: &tables))
+            joinTablesKept.insert(PostgresLayout.catalogName(try migrate(join, tables: &tables)))
             let owner = schema.entities[join.ownerEntity]
             progress("migrated \(owner.name).\(owner.properties[join.ordinal].name)")
         }
@@ -66,10 +66,10 @@ struct PostgresInferredStep {
     // MARK: Join tables
 
     /// Migrates one join table of the new schema; returns its name.
-    private func migrate(_ join: InferredMigration.JoinStep, tables: inout Set<String>) throws(StrataError) -> String {
+    private func migrate(_ join: InferredMigration.JoinStep, tables: inout StoredTables) throws(StrataError) -> String {
         let owner = schema.entities[join.ownerEntity]
         let destination = schema.entities[owner.destinationIndexByOrdinal[join.ordinal]]
-        let name = "_strata_join_\(owner.name)_\(owner.properties[join.ordinal].name)"
+        let name = PostgresLayout.joinTableName(entity: owner.name, relationship: owner.properties[join.ordinal].name)
         let definition = layout.joinTables.first { $0.name == name }
             ?? JoinTableDefinition(name: name, source: owner.name, target: destination.name)
         let table = layout.qualified(name)
@@ -77,7 +77,7 @@ struct PostgresInferredStep {
         let pairColumns = #""source", "target", "source_position", "target_position""#
         switch join.source {
         case .pairs(let entity, let relationship, let swapped):
-            let old = "_strata_join_\(entity)_\(relationship)"
+            let old = PostgresLayout.joinTableName(entity: entity, relationship: relationship)
             guard tables.contains(old) else {
                 for statement in create { try session.execute(statement) }
                 break
@@ -90,6 +90,7 @@ struct PostgresInferredStep {
             try session.execute("DROP TABLE \(layout.qualified(old))")
             tables.remove(old)
             try session.execute("ALTER TABLE \(layout.qualified(staging)) RENAME TO \(quote(name))")
+            try renamePrimaryKey(of: name)
             try session.execute(create[1])
         case .foreignKey(let member, let toOne):
             for statement in create { try session.execute(statement) }
@@ -124,7 +125,7 @@ struct PostgresInferredStep {
 
     // MARK: Entity tables
 
-    private func migrate(_ entityStep: InferredMigration.EntityStep, tables: Set<String>) throws(StrataError) {
+    private func migrate(_ entityStep: InferredMigration.EntityStep, tables: StoredTables) throws(StrataError) {
         let entity = schema.entities[entityStep.entityIndex]
         let table = layout.entities[entity.index].table
         let indexes = layout.indexes(of: entity)
@@ -151,7 +152,7 @@ struct PostgresInferredStep {
             let column = entityStep.columns[ordinal] ?? .null
             let property = entity.properties[ordinal]
             if case .pairedKey(let owner, let relationship, let rowIsSource) = column {
-                try checkOnePair(entity, ordinal, join: "_strata_join_\(owner)_\(relationship)", rowIsSource: rowIsSource, tables: tables)
+                try checkOnePair(entity, ordinal, join: PostgresLayout.joinTableName(entity: owner, relationship: relationship), rowIsSource: rowIsSource, tables: tables)
             }
             let attribute = entity.attribute(at: ordinal)
             let type = attribute.map { PostgresLayout.bindType($0.type) } ?? "bigint"
@@ -183,7 +184,7 @@ struct PostgresInferredStep {
             targets.append(quote(columns[1]))
             if case .pairedKey(let owner, let relationship, let rowIsSource)? = entityStep.columns[ordinal] {
                 // The owner's order of its members: the pair's position on the owner's side.
-                let join = "_strata_join_\(owner)_\(relationship)"
+                let join = PostgresLayout.joinTableName(entity: owner, relationship: relationship)
                 expressions.append(tables.contains(join) ? pairedSQL(join, rowIsSource: rowIsSource, position: true) : "NULL")
                 continue
             }
@@ -196,20 +197,21 @@ struct PostgresInferredStep {
             """, arguments)
         try session.execute("DROP TABLE \(layout.qualified(source))")
         try session.execute("ALTER TABLE \(staging) RENAME TO \(quote(entity.name))")
+        try renamePrimaryKey(of: entity.name)
         for name in refolded { try refold(name, in: table) }
         try createIndexes(indexes, of: entity)
     }
 
     /// The SQL that reads a new column from the stored row `s`.
     private func expression(
-        for source: InferredMigration.ColumnSource, type: String, source table: String, stored: Set<String>, tables: Set<String>,
+        for source: InferredMigration.ColumnSource, type: String, source table: String, stored: Set<String>, tables: StoredTables,
         arguments: inout [StoredValue]
     ) -> String {
         switch source {
         case .null:
             return "NULL::\(type)"
         case .pairedKey(let owner, let relationship, let rowIsSource):
-            let join = "_strata_join_\(owner)_\(relationship)"
+            let join = PostgresLayout.joinTableName(entity: owner, relationship: relationship)
             return tables.contains(join) ? pairedSQL(join, rowIsSource: rowIsSource, position: false) : "NULL::bigint"
         case .value(let value):
             arguments.append(value)
@@ -222,7 +224,8 @@ struct PostgresInferredStep {
             case .toReal: sql = "CAST(\(sql) AS double precision)"
             case .toText where storedType(of: name, in: table).map({ PostgresLayout.bindType($0) }) == "double precision":
                 // As Swift and SQLite write whole numbers: "3.0", not PostgreSQL's "3".
-                sql = "CASE WHEN \(sql) = trunc(\(sql)) AND abs(\(sql)) < 1e15 "
+                sql = "CASE WHEN \(sql) = 'NaN' THEN 'nan' WHEN \(sql) = 'Infinity' THEN 'inf' WHEN \(sql) = '-Infinity' THEN '-inf' "
+                    + "WHEN \(sql) = trunc(\(sql)) AND abs(\(sql)) < 1e15 "
                     + "THEN trunc(\(sql))::bigint::text || '.0' ELSE CAST(\(sql) AS text) END"
             case .toText: sql = "CAST(\(sql) AS text)"
             case .boolToText: sql = "CASE WHEN \(sql) IS NULL THEN NULL WHEN \(sql) <> 0 THEN 'true' ELSE 'false' END"
@@ -251,7 +254,7 @@ struct PostgresInferredStep {
 
     /// A to-many becoming a to-one keeps every pair only if no row has two.
     private func checkOnePair(
-        _ entity: StrataCore.EntityDescription, _ ordinal: Int, join: String, rowIsSource: Bool, tables: Set<String>
+        _ entity: StrataCore.EntityDescription, _ ordinal: Int, join: String, rowIsSource: Bool, tables: StoredTables
     ) throws(StrataError) {
         guard tables.contains(join) else { return }
         let row = quote(rowIsSource ? "source" : "target")
@@ -269,22 +272,43 @@ struct PostgresInferredStep {
     }
 
     /// Writes Swift's folding of the non-ASCII values of `attribute` into its
-    /// folded twin (`lower` already folded the rest).
+    /// folded twin (`lower` already folded the rest), 10,000 rows at a time.
     private func refold(_ attribute: String, in table: String) throws(StrataError) {
         let column = quote(attribute)
-        let rows = try session.rows("SELECT pk, \(column) FROM \(table) WHERE octet_length(\(column)) <> char_length(\(column))")
-        guard !rows.isEmpty else { return }
-        var keys: [Int64] = [], folded: [StoredValue] = []
-        for row in rows {
-            let cells = Array(row)
-            guard let key = try PostgresSession.integer(cells[0]) else { continue }
-            keys.append(key)
-            folded.append(PostgresLayout.folded(try PostgresSession.value(cells[1])))
+        var last = Int64.min
+        while true {
+            let rows = try session.rows("""
+                SELECT pk, \(column) FROM \(table) WHERE pk > $1 AND octet_length(\(column)) <> char_length(\(column)) \
+                ORDER BY pk LIMIT 10000
+                """, [.integer(last)])
+            var keys: [Int64] = [], folded: [StoredValue] = []
+            for row in rows {
+                let cells = Array(row)
+                guard let key = try PostgresSession.integer(cells[0]) else { continue }
+                keys.append(key)
+                folded.append(PostgresLayout.folded(try PostgresSession.value(cells[1])))
+            }
+            guard let end = keys.last, let array = PostgresColumnArray(sqlType: "text", values: folded) else { return }
+            try session.execute("""
+                UPDATE \(table) AS t SET \(quote(PostgresLayout.foldedColumnName(attribute))) = v.f \
+                FROM unnest($1::bigint[], $2::text[]) AS v(pk, f) WHERE t.pk = v.pk
+                """, arguments: [.keys(keys), .column(array)])
+            last = end
         }
-        guard let array = PostgresColumnArray(sqlType: "text", values: folded) else { return }
-        try session.execute("""
-            UPDATE \(table) AS t SET \(quote(PostgresLayout.foldedColumnName(attribute))) = v.f \
-            FROM unnest($1::bigint[], $2::text[]) AS v(pk, f) WHERE t.pk = v.pk
-            """, arguments: [.keys(keys), .column(array)])
+    }
+
+    /// Gives a rebuilt table's primary key the name a new store's has
+    /// (PostgreSQL named it after the staging table).
+    private func renamePrimaryKey(of table: String) throws(StrataError) {
+        for row in try session.rows(
+            "SELECT conname::text FROM pg_constraint WHERE conrelid = to_regclass($1) AND contype = 'p'", [.text(layout.qualified(table))]) {
+            for cell in row {
+                guard case .text(let name) = try PostgresSession.value(cell) else { continue }
+                let wanted = PostgresLayout.catalogName(table + "_pkey")
+                if name != wanted {
+                    try session.execute("ALTER TABLE \(layout.qualified(table)) RENAME CONSTRAINT \(quote(name)) TO \(quote(wanted))")
+                }
+            }
+        }
     }
 }

@@ -92,6 +92,38 @@ extension PostgresLayout {
         return statements + foreignKeys.map(\.createSQL)
     }
 
+    /// The name of the join table kept under `entity.relationship`.
+    static func joinTableName(entity: String, relationship: String) -> String {
+        identifier("_strata_join_\(entity)_\(relationship)")
+    }
+
+    /// A name Strata makes up, fit for PostgreSQL: as it is up to 63 bytes;
+    /// longer, its first 46 bytes and a hash of the whole, so two long names
+    /// that share a beginning stay apart.
+    static func identifier(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        return clipped(name, to: 46) + "_" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// A name as PostgreSQL keeps it: its first 63 bytes, cut at a character.
+    static func catalogName(_ name: String) -> String { clipped(name, to: 63) }
+
+    private static func clipped(_ name: String, to limit: Int) -> String {
+        guard name.utf8.count > limit else { return name }
+        var bytes = 0
+        var kept = ""
+        for scalar in name.unicodeScalars {
+            let width = String(scalar).utf8.count
+            guard bytes + width <= limit else { break }
+            bytes += width
+            kept.unicodeScalars.append(scalar)
+        }
+        return kept
+    }
+
     /// A name in the store's namespace, quoted.
     func qualified(_ name: String) -> String { quote(namespace) + "." + quote(name) }
 
@@ -138,7 +170,7 @@ extension PostgresLayout {
             "source_position" BIGINT NOT NULL DEFAULT 0, "target_position" BIGINT NOT NULL DEFAULT 0, \
             PRIMARY KEY ("source", "target"))
             """,
-            "CREATE INDEX \(quote(join.name + "_target")) ON \(table)(\"target\", \"target_position\")",
+            "CREATE INDEX \(quote(Self.identifier(join.name + "_target"))) ON \(table)(\"target\", \"target_position\")",
         ]
     }
 
@@ -181,7 +213,7 @@ extension PostgresLayout {
     func indexes(of entity: StrataCore.EntityDescription) -> [Index] {
         var indexes: [Index] = []
         func name(_ kind: String, _ columns: [String]) -> String {
-            "_strata_\(kind)_\(entity.name)_" + columns.joined(separator: "_")
+            Self.identifier("_strata_\(kind)_\(entity.name)_" + columns.joined(separator: "_"))
         }
         for ordinal in entity.columnOrdinals {
             switch entity.properties[ordinal] {

@@ -107,7 +107,7 @@ struct PostgresLayout: Sendable {
                 guard case .join(let key, let ownerIsSource, _)? = schema.toManyShape(entityIndex: entity.index, ordinal: ordinal)
                 else { continue }
                 let canonical = schema.entities[key.entityIndex]
-                let name = "_strata_join_\(canonical.name)_\(canonical.properties[key.ordinal].name)"
+                let name = Self.joinTableName(entity: canonical.name, relationship: canonical.properties[key.ordinal].name)
                 let (owner, member) = ownerIsSource ? ("source", "target") : ("target", "source")
                 let join = JoinTable(
                     table: qualified(name), owner: quote(owner), member: quote(member),
@@ -168,7 +168,7 @@ struct PostgresLayout: Sendable {
 
     /// `UPDATE … SET _version = _version + 1, columns… WHERE pk = $1 RETURNING _version`,
     /// with `AND _version = $2` when a version is expected; values follow.
-    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool) -> String {
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, alsoRequiring extra: String? = nil) -> String {
         let entity = entities[entityIndex]
         var assignments = ["\(Self.versionColumn) = \(Self.versionColumn) + 1"]
         var parameter = checkingVersion ? 3 : 2
@@ -180,7 +180,8 @@ struct PostgresLayout: Sendable {
             }
             parameter += 1
         }
-        let condition = checkingVersion ? "pk = $1 AND \(Self.versionColumn) = $2" : "pk = $1"
+        var condition = checkingVersion ? "pk = $1 AND \(Self.versionColumn) = $2" : "pk = $1"
+        if let extra { condition += " AND \(extra)" }
         return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(Self.versionColumn)"
     }
 

@@ -37,13 +37,22 @@ extension PostgresStore {
         }
     }
 
+    /// What opening an existing store found: its identifier, the fingerprint
+    /// it records now (writes check it has not changed since), and the
+    /// labels of the steps that migrated it, if any.
+    struct Opened {
+        var identifier: String
+        var fingerprint: String
+        var migratedSteps: [String] = []
+    }
+
     /// Checks an existing store against `schema`, migrating it when the
-    /// container allows; returns the store's identifier. Runs inside the
-    /// opening transaction (holding the write lock unless read-only).
+    /// container allows. Runs inside the opening transaction (holding the
+    /// write lock unless read-only); the caller logs a migration once it commits.
     static func openExisting(
         layout: PostgresLayout, description: PostgresStoreDescription, schema: Schema, readOnly: Bool, options: StoreOptions,
         opening: StoreOpening, in session: PostgresSession
-    ) throws(StrataError) -> String {
+    ) throws(StrataError) -> Opened {
         let place = "The store in PostgreSQL schema \(layout.namespace)"
         let metadata = try metadata(layout, in: session)
         guard let identifier = metadata["storeIdentifier"], let fingerprint = metadata["fingerprint"] else {
@@ -57,8 +66,9 @@ extension PostgresStore {
         let stored = metadata["schema"].flatMap { try? JSONDecoder().decode(SchemaSummary.self, from: Data($0.utf8)) }
         if fingerprint == schema.fingerprint || stored.map({ SchemaDifference.between(stored: $0, current: schema.summary).isEmpty }) == true {
             // Stores made before the summary was recorded gain it, for their next migration.
-            if stored == nil, !readOnly { try recordSchema(schema, layout, in: session) }
-            return identifier
+            guard stored == nil, !readOnly else { return Opened(identifier: identifier, fingerprint: fingerprint) }
+            try recordSchema(schema, layout, in: session)
+            return Opened(identifier: identifier, fingerprint: schema.fingerprint)
         }
         guard let stored else {
             throw StrataError(
@@ -80,24 +90,22 @@ extension PostgresStore {
         } catch {
             throw StrataError(.incompatibleStore, "\(place) cannot be migrated: \(error)", underlyingError: SendableDescription(error))
         }
-        let started = ContinuousClock.now
         do {
             try migrate(
-                steps, from: stored, layout: layout, description: description, identifier: identifier, options: options,
-                progress: opening.migrationProgress, in: session)
+                steps, from: stored, fingerprint: fingerprint, layout: layout, description: description, identifier: identifier,
+                options: options, progress: opening.migrationProgress, in: session)
         } catch {
             logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
             throw error
         }
-        logger.info("Migrated PostgreSQL schema \(layout.namespace) in \(ContinuousClock.now - started) (\(steps.map(\.label).joined(separator: ", ")))")
-        return identifier
+        return Opened(identifier: identifier, fingerprint: steps.last?.target.fingerprint ?? fingerprint, migratedSteps: steps.map(\.label))
     }
 
     /// Runs every step in the opening transaction, recording each step's schema.
     private static func migrate(
-        _ steps: [MigrationStep], from stored: SchemaSummary, layout: PostgresLayout, description: PostgresStoreDescription,
-        identifier: String, options: StoreOptions, progress: (@Sendable (MigrationProgress) -> Void)?,
-        in session: PostgresSession
+        _ steps: [MigrationStep], from stored: SchemaSummary, fingerprint: String, layout: PostgresLayout,
+        description: PostgresStoreDescription, identifier: String, options: StoreOptions,
+        progress: (@Sendable (MigrationProgress) -> Void)?, in session: PostgresSession
     ) throws(StrataError) {
         var inferred: [InferredMigration] = []
         var summary = stored
@@ -111,36 +119,51 @@ extension PostgresStore {
         }
         var completed = 0
         summary = stored
+        var recorded = fingerprint
         for (step, inferred) in zip(steps, inferred) {
             func advance(_ detail: String) {
                 completed += 1
                 progress?(MigrationProgress(step: step.label, detail: detail, completedUnitCount: completed, totalUnitCount: total))
             }
+            func store(_ schema: Schema) throws(StrataError) -> PostgresStore {
+                try PostgresStore(
+                    migrating: session, description: description, schema: schema, identifier: identifier, fingerprint: recorded,
+                    options: options)
+            }
             logger.info("Migrating PostgreSQL schema \(layout.namespace): \(step.label)")
+            guard inferred.problems.isEmpty else {
+                throw StrataError(
+                    .incompatibleStore, "The step \(step.label) cannot be inferred: " + inferred.problems.joined(separator: "; "))
+            }
             do {
                 if let willMigrate = step.willMigrate, let source = step.source {
-                    try willMigrate(try PostgresStore(
-                        migrating: session, description: description, schema: source, identifier: identifier, options: options))
+                    try willMigrate(try store(source))
+                    try checkDeferredConstraints(in: session)
                     advance("ran willMigrate")
-                }
-                guard inferred.problems.isEmpty else {
-                    throw StrataError(
-                        .incompatibleStore, "The step \(step.label) cannot be inferred: " + inferred.problems.joined(separator: "; "))
                 }
                 let target = PostgresLayout(schema: step.target, namespace: layout.namespace)
                 try PostgresInferredStep(inferred, from: summary, to: target, in: session).apply(progress: advance)
                 try recordSchema(step.target, target, in: session)
+                recorded = step.target.fingerprint
                 if let didMigrate = step.didMigrate {
-                    try didMigrate(try PostgresStore(
-                        migrating: session, description: description, schema: step.target, identifier: identifier, options: options))
+                    try didMigrate(try store(step.target))
+                    try checkDeferredConstraints(in: session)
                     advance("ran didMigrate")
                 }
                 summary = step.target.summary
-            } catch let error as StrataError where error.code == .migrationFailed || error.code == .incompatibleStore {
+            } catch let error as StrataError where error.code == .migrationFailed {
                 throw error
             } catch {
                 throw StrataError(.migrationFailed, "The migration step \(step.label) failed: \(error)", underlyingError: SendableDescription(error))
             }
         }
+    }
+
+    /// Checks now the relationships a stage's saves wrote, which PostgreSQL
+    /// would check at commit: a table with checks pending cannot be altered,
+    /// and a broken one fails the step that wrote it.
+    private static func checkDeferredConstraints(in session: PostgresSession) throws(StrataError) {
+        try session.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        try session.execute("SET CONSTRAINTS ALL DEFERRED")
     }
 }

@@ -31,8 +31,11 @@ extension PostgresStore {
         if let expected = update.expectedVersion { arguments.append(.integer(expected)) }
         arguments += layout.updateValues(entityIndex: update.entityIndex, columns: update.columns, values: update.values)
         let notify = "pg_notify($\(arguments.count + 1), $\(arguments.count + 2))"
-        arguments += [.text(layout.channel), .text("0 \(originIdentifier.uuidString)")]
-        let statement = layout.updateSQL(entityIndex: update.entityIndex, columns: update.columns, checkingVersion: checksVersion)
+        // A store a newer server migrated misses here, and the full path says why.
+        let unchanged = "EXISTS (SELECT 1 FROM \(layout.metadataTable) WHERE key = 'fingerprint' AND value = $\(arguments.count + 3))"
+        arguments += [.text(layout.channel), .text("0 \(originIdentifier.uuidString)"), .text(recordedFingerprint)]
+        let statement = layout.updateSQL(
+            entityIndex: update.entityIndex, columns: update.columns, checkingVersion: checksVersion, alsoRequiring: unchanged)
         let rows = try pool.withSession { session throws(StrataError) in
             try session.rows("WITH changed AS (\(statement)) SELECT \(PostgresLayout.versionColumn), \(notify) FROM changed", arguments)
         }

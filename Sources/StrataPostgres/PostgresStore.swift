@@ -34,6 +34,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     let remote = Locked(PostgresRemoteState())
     /// The advisory lock every write of this namespace holds.
     let writeLock: Int64
+    /// The schema fingerprint the store recorded when it was opened: a write
+    /// finding another (a newer server migrated it) is refused.
+    let recordedFingerprint: String
     static let logger = Logger(label: "strata.postgres")
     /// The layout's version, recorded in the store.
     static let formatVersion = 1
@@ -53,9 +56,16 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         let pool = try PostgresConnectionPool(description: description)
         self.pool = pool
         do {
-            identifier = try Self.open(
+            let started = ContinuousClock.now
+            let opened = try Self.open(
                 layout: layout, pool: pool, description: description, schema: schema, writeLock: writeLock, readOnly: readOnly,
                 options: options, opening: opening)
+            identifier = opened.identifier
+            recordedFingerprint = opened.fingerprint
+            if !opened.migratedSteps.isEmpty {
+                Self.logger.info(
+                    "Migrated PostgreSQL schema \(layout.namespace) in \(ContinuousClock.now - started) (\(opened.migratedSteps.joined(separator: ", ")))")
+            }
         } catch {
             pool.close()
             throw error
@@ -66,8 +76,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     /// contexts of a custom migration stage read and save through.
     init(
         migrating session: PostgresSession, description: PostgresStoreDescription, schema: Schema, identifier: String,
-        options: StoreOptions
+        fingerprint: String, options: StoreOptions
     ) throws(StrataError) {
+        recordedFingerprint = fingerprint
         self.schema = schema
         var options = options
         options.remoteChangeNotifications = false
@@ -85,7 +96,7 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     private static func open(
         layout: PostgresLayout, pool: PostgresConnectionPool, description: PostgresStoreDescription, schema: Schema,
         writeLock: Int64, readOnly: Bool, options: StoreOptions, opening: StoreOpening
-    ) throws(StrataError) -> String {
+    ) throws(StrataError) -> Opened {
         try pool.withTransaction { session throws(StrataError) in
             if !readOnly {
                 try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
@@ -93,14 +104,18 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             }
             let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(layout.metadataTable)])
             if let cell = exists.first?.first, try PostgresSession.integer(cell) == 1 {
-                let identifier = try openExisting(
+                // Functions a newer version added or changed, before a migration's stages use them.
+                if !readOnly {
+                    let recorded = try session.rows(
+                        "SELECT value FROM \(layout.metadataTable) WHERE key = 'functions'").first?.first { _ in true }
+                    if try recorded.map(PostgresSession.value) != .text(PostgresFunctions.fingerprint) {
+                        for statement in PostgresFunctions.createStatements(namespace: layout.namespace) { try session.execute(statement) }
+                        try recordFunctions(layout, in: session)
+                    }
+                }
+                return try openExisting(
                     layout: layout, description: description, schema: schema, readOnly: readOnly, options: options,
                     opening: opening, in: session)
-                // Functions a newer version added, for a store an older one made.
-                if !readOnly {
-                    for statement in PostgresFunctions.createStatements(namespace: layout.namespace) { try session.execute(statement) }
-                }
-                return identifier
             }
             guard !readOnly else {
                 throw StrataError(
@@ -112,8 +127,17 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
                 try session.execute("INSERT INTO \(layout.metadataTable) (key, value) VALUES ($1, $2)", [.text(key), .text(value)])
             }
             try recordSchema(schema, layout, in: session)
-            return identifier
+            try recordFunctions(layout, in: session)
+            return Opened(identifier: identifier, fingerprint: schema.fingerprint)
         }
+    }
+
+    /// Records which version of the store's functions the namespace holds.
+    private static func recordFunctions(_ layout: PostgresLayout, in session: PostgresSession) throws(StrataError) {
+        try session.execute("""
+            INSERT INTO \(layout.metadataTable) (key, value) VALUES ('functions', $1) \
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, [.text(PostgresFunctions.fingerprint)])
     }
 
     /// A 64-bit FNV-1a hash: the same advisory lock number in every process.
@@ -132,7 +156,10 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     func write<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
         if isReadOnly { throw StrataError(.readOnlyStore, "The store is read-only; nothing was saved") }
         return try pool.withTransaction { session throws(StrataError) in
-            try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
+            // Locks, then checks no newer server migrated the store meanwhile.
+            try session.execute(
+                "SELECT \(PostgresFunctions.writeLock(namespace: layout.namespace))($1, $2)",
+                [.integer(writeLock), .text(recordedFingerprint)])
             return try body(session)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgres
 import Synchronization
 import Testing
 
@@ -38,6 +39,30 @@ enum ConvertTwo {
         var link: String
         var small: Int64
         var note: String = "none"
+        init(label: String) {
+            self.label = label
+            count = 0
+            ratio = ""
+            flag = ""
+            token = ""
+            link = ""
+            small = 0
+        }
+    }
+}
+
+/// Version three adds an attribute to the table version two rebuilt.
+enum ConvertThree {
+    @Model final class Sample {
+        var label: String
+        var count: Double
+        var ratio: String
+        var flag: String
+        var token: String
+        var link: String
+        var small: Int64
+        var note: String = "none"
+        var rank: Int?
         init(label: String) {
             self.label = label
             count = 0
@@ -101,6 +126,17 @@ struct ConversionMigrationTests {
             let yes = "TRUE".folded
             #expect(try context.count(for: FetchRequest<ConvertTwo.Sample>(predicate: #Predicate { $0.flag.folded == yes })) == 1)
         }
+        try two.persistentStoreCoordinator.close()
+
+        // A table once rebuilt migrates again like any other.
+        let three = try await load(url, kind, ConvertThree.Sample.self)
+        try three.perform { context in
+            let samples = try context.fetch(FetchRequest<ConvertThree.Sample>(sortBy: [SortDescriptor(\.count)]))
+            #expect(samples.map(\.label) == ["ÉCOLE", "Straße"])
+            #expect(samples.allSatisfy { $0.rank == nil })
+            samples[0].rank = 1
+            try context.save()
+        }
     }
 }
 
@@ -137,7 +173,8 @@ struct PostgresMigrationTests {
             let words = try server.perform { try $0.fetch(FetchRequest<NotesV3.Note>()).map(\.words) }
             #expect(words.count == 200 && words.allSatisfy { $0 == 2 })
         }
-        // The old version's next save is refused rather than written under the new schema's rows.
+        // The old version's next saves are refused rather than written under the new schema's rows,
+        // whether or not the columns they write still exist.
         let refused = #expect(throws: StrataError.self) {
             try v1.perform { context in
                 context.insert(NotesV1.Note(title: "late", body: "from version 1"))
@@ -145,5 +182,134 @@ struct PostgresMigrationTests {
             }
         }
         #expect(refused?.code == .incompatibleStore)
+        let retitled = #expect(throws: StrataError.self) {
+            try v1.perform { context in
+                context.rollback()
+                let note = try #require(try context.fetch(FetchRequest<NotesV1.Note>()).first)
+                note.title = "retitled by version 1"
+                try context.save()
+            }
+        }
+        #expect(retitled?.code == .incompatibleStore)
+    }
+}
+
+/// A stage that writes related rows before the inferred step changes their table.
+enum InsertingPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: NotesV1.self, toVersion: NotesV2.self, willMigrate: { context in
+            let folder = NotesV1.Folder(name: "added by the stage")
+            context.insert(folder)
+            let note = NotesV1.Note(title: "stage note", body: "written before the rename")
+            context.insert(note)
+            folder.notes.append(note)
+            try context.save()
+        }, didMigrate: nil)]
+    }
+}
+
+/// Names long enough that PostgreSQL keeps only the first 63 bytes of their join table's.
+enum LongNamesOne {
+    @Model final class ExtraordinarilyLongShelfName {
+        var label: String
+        @Relationship(inverse: \ExtraordinarilyLongBookName.shelvesHoldingThisBook) var booksOnThisShelfInOrder: [ExtraordinarilyLongBookName] = []
+        init(label: String) { self.label = label }
+    }
+    @Model final class ExtraordinarilyLongBookName {
+        var title: String
+        var shelvesHoldingThisBook: [ExtraordinarilyLongShelfName] = []
+        init(title: String) { self.title = title }
+    }
+}
+
+enum LongNamesTwo {
+    @Model final class ExtraordinarilyLongShelfName {
+        var label: String
+        var note: String?
+        @Relationship(inverse: \ExtraordinarilyLongBookName.shelvesHoldingThisBook) var booksOnThisShelfInOrder: [ExtraordinarilyLongBookName] = []
+        init(label: String) { self.label = label }
+    }
+    @Model final class ExtraordinarilyLongBookName {
+        var title: String
+        var shelvesHoldingThisBook: [ExtraordinarilyLongShelfName] = []
+        init(title: String) { self.title = title }
+    }
+}
+
+@Suite("Migrations with stages and long names")
+struct StageMigrationTests {
+    @Test(arguments: persistentStoreKinds)
+    func aStageThatSavesRelatedRowsIsFollowedByTheInferredStep(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.sqlite")
+        let v1 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV1.self))
+        v1.storeDescriptions = [kind.description(url)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            context.insert(NotesV1.Note(title: "first", body: "before"))
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+
+        let v2 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV2.self), migrationPlan: InsertingPlan.self)
+        v2.storeDescriptions = [kind.description(url)]
+        try await v2.loadPersistentStores()
+        try v2.perform { context in
+            let notes = try context.fetch(FetchRequest<NotesV2.Note>(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            #expect(notes.map(\.text) == ["before", "written before the rename"])
+            #expect(notes.last?.folder?.name == "added by the stage")
+        }
+    }
+
+    @Test(arguments: persistentStoreKinds)
+    func longNamesKeepTheirPairsThroughAMigration(_ kind: StoreKind) async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Shelves.sqlite")
+        let one = try PersistentContainer(
+            name: "Shelves", schema: Schema(LongNamesOne.ExtraordinarilyLongShelfName.self, LongNamesOne.ExtraordinarilyLongBookName.self))
+        one.storeDescriptions = [kind.description(url)]
+        try await one.loadPersistentStores()
+        try one.perform { context in
+            let shelf = LongNamesOne.ExtraordinarilyLongShelfName(label: "fiction")
+            context.insert(shelf)
+            for title in ["b", "c", "a"] {
+                let book = LongNamesOne.ExtraordinarilyLongBookName(title: title)
+                context.insert(book)
+                shelf.booksOnThisShelfInOrder.append(book)
+            }
+            try context.save()
+        }
+        try one.persistentStoreCoordinator.close()
+
+        let two = try PersistentContainer(
+            name: "Shelves", schema: Schema(LongNamesTwo.ExtraordinarilyLongShelfName.self, LongNamesTwo.ExtraordinarilyLongBookName.self))
+        two.storeDescriptions = [kind.description(url)]
+        try await two.loadPersistentStores()
+        try two.perform { context in
+            let shelf = try #require(try context.fetch(FetchRequest<LongNamesTwo.ExtraordinarilyLongShelfName>()).first)
+            #expect(shelf.booksOnThisShelfInOrder.map(\.title) == ["b", "c", "a"])
+        }
+    }
+}
+
+extension PostgresMigrationTests {
+    @Test(.enabled(if: persistentStoreKinds.contains(.postgres), "needs a PostgreSQL server: set STRATA_POSTGRES_URL"))
+    func aSchemaNameWithCapitalsMigrates() async throws {
+        let directory = TemporaryDirectory()
+        var server = try #require(postgresServer(for: directory.file("Notes.sqlite")))
+        server.schemaName = "Notes_" + server.schemaName
+        let v1 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV1.self))
+        v1.storeDescriptions = [.postgres(server)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            context.insert(NotesV1.Note(title: "capital", body: "letters"))
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+        let v2 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV2.self))
+        v2.storeDescriptions = [.postgres(server)]
+        try await v2.loadPersistentStores()
+        #expect(try v2.perform { try $0.fetch(FetchRequest<NotesV2.Note>()).map(\.text) } == ["letters"])
     }
 }
