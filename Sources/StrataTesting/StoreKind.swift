@@ -9,7 +9,7 @@ import Testing
 ///
 /// PostgreSQL needs the `StrataPostgres` product, which this library does not
 /// link: a test target that links it registers how to describe a fresh
-/// PostgreSQL store with ``registerPostgres(_:)``, then adds `.postgres` to
+/// PostgreSQL store with `registerPostgres(_:)`, then adds `.postgres` to
 /// its arguments.
 ///
 /// ```swift

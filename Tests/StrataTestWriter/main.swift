@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataPostgres
 import StrataTestModels
 
 // Usage: strata-test-writer <store path> <book primary key> <new title> [history]
@@ -10,12 +11,14 @@ let arguments = CommandLine.arguments
 if arguments.count > 1, arguments[1] == "pg-counter" {
     exit(try await runPostgresCounter(arguments))
 }
-// Usage: strata-test-writer migrate <store path>
+// Usage: strata-test-writer migrate <store path> | migrate-pg <PostgreSQL URL with ?schema=>
 // Opens a version-1 victim store with version 2, migrating it, and prints
 // "migrated", or "failed <error code>" and exits with 3.
-if arguments.count == 3, arguments[1] == "migrate" {
+if arguments.count == 3, arguments[1] == "migrate" || arguments[1] == "migrate-pg" {
     let container = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))
-    container.storeDescriptions = [StoreDescription(url: URL(fileURLWithPath: arguments[2]))]
+    container.storeDescriptions = [
+        arguments[1] == "migrate" ? StoreDescription(url: URL(fileURLWithPath: arguments[2])) : try .postgres(url: arguments[2]),
+    ]
     FileHandle.standardOutput.write(Data("started\n".utf8))
     do {
         try await container.loadPersistentStores()

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Strata
 import StrataTestModels
+import Synchronization
 import Testing
 
 @Suite("Migrations killed part way")
@@ -113,5 +114,56 @@ struct MigrationKillTests {
         let entries = try reopened.perform { try $0.fetch(FetchRequest<VictimV1.Entry>()) }
         #expect(entries.count == rows)
         #expect(entries.reduce(0) { $0 + $1.number } == (0..<rows).reduce(0, +))
+    }
+}
+
+extension MigrationKillTests {
+    @Test(.enabled(if: persistentStoreKinds.contains(.postgres), "needs a PostgreSQL server: set STRATA_POSTGRES_URL"))
+    func aServerKilledWhileMigratingPostgresLeavesTheStoreUnderOneSchemaOrTheOther() async throws {
+        let rows = 30_000
+        let expectedSum = (0..<rows).reduce(0, +)
+        var rolledBack = 0, completed = 0
+        for attempt in 0..<6 {
+            let directory = TemporaryDirectory()
+            let server = try #require(postgresServer(for: directory.file("Victim.sqlite")))
+            let v1 = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV1.self))
+            v1.storeDescriptions = [.postgres(server)]
+            try await v1.loadPersistentStores()
+            var next = 0
+            try v1.execute(BatchInsertRequest<VictimV1.Entry> { row in
+                guard next < rows else { return true }
+                row[\.name] = "entry \(next)"
+                row[\.number] = next
+                next += 1
+                return false
+            })
+            try v1.persistentStoreCoordinator.close()
+
+            let url = try #require(postgresTestServerURL)
+            let process = Process()
+            process.executableURL = try builtExecutable("strata-test-writer")
+            process.arguments = ["migrate-pg", url + (url.contains("?") ? "&" : "?") + "schema=\(server.schemaName)"]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            // Wait for the child to start loading, then kill it a little later each time.
+            _ = output.fileHandleForReading.availableData
+            try await Task.sleep(for: .milliseconds(5 + attempt * 20))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            // The server rolls the dead connection's transaction back; the next load waits for its lock.
+            let v2 = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))
+            v2.storeDescriptions = [.postgres(server)]
+            let reports = Mutex(0)
+            v2.migrationProgress = { _ in reports.withLock { $0 += 1 } }
+            try await v2.loadPersistentStores()
+            if reports.withLock({ $0 }) == 0 { completed += 1 } else { rolledBack += 1 }
+            let entries = try v2.perform { try $0.fetch(FetchRequest<VictimV2.Entry>()) }
+            #expect(entries.count == rows)
+            #expect(entries.reduce(0) { $0 + Int($1.number) } == expectedSum)
+            #expect(entries.allSatisfy { $0.note == "migrated" && $0.title.hasPrefix("entry ") })
+        }
+        #expect(rolledBack + completed == 6)
     }
 }

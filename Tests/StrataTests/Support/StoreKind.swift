@@ -12,9 +12,11 @@ extension TestStack {
     }
 }
 
-/// The test server, when `STRATA_POSTGRES_URL` names one (`.ci/run` starts one).
-let postgresTestServer: PostgresStoreDescription? = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"]
-    .flatMap { try? PostgresStoreDescription(url: $0) }
+/// The test server's URL, when `STRATA_POSTGRES_URL` names one (`.ci/run` starts one).
+let postgresTestServerURL = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"]
+
+/// The test server, when there is one.
+let postgresTestServer: PostgresStoreDescription? = postgresTestServerURL.flatMap { try? PostgresStoreDescription(url: $0) }
 
 /// The server's description of the store a test keeps at `url`: a schema
 /// named after the path, so closing and opening it again finds the same store.
