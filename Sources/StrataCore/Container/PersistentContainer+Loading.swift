@@ -15,13 +15,18 @@ extension PersistentContainer {
     /// descriptions are reported as errors. Throws `.corruptStore` for a file that
     /// is not SQLite and `.incompatibleStore` for a store with another schema;
     /// the file is left untouched in both cases.
+    ///
+    /// The opening runs on a thread of its own, not on Swift's cooperative
+    /// threads: a store that waits for a server, or migrates a large store
+    /// first, leaves them free for the rest of the app meanwhile.
     public func loadPersistentStores() async throws {
         let descriptions = storeDescriptions
-        var failure: (any Error)?
-        for (description, error) in loadAll(descriptions) {
-            if let error { failure = failure ?? error; _ = description }
+        let results = await withCheckedContinuation { (continuation: CheckedContinuation<[(any Error)?], Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: self.loadAll(descriptions).map(\.1))
+            }
         }
-        if let failure { throw failure }
+        if let failure = results.compactMap({ $0 }).first { throw failure }
     }
 
     /// Opens the stores and calls `completionHandler` once per store description.

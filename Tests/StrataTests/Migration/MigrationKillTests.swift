@@ -120,7 +120,7 @@ struct MigrationKillTests {
 extension MigrationKillTests {
     @Test(.enabled(if: persistentStoreKinds.contains(.postgres), "needs a PostgreSQL server: set STRATA_POSTGRES_URL"))
     func aServerKilledWhileMigratingPostgresLeavesTheStoreUnderOneSchemaOrTheOther() async throws {
-        let rows = 30_000
+        let rows = 20_000
         let expectedSum = (0..<rows).reduce(0, +)
         var rolledBack = 0, completed = 0
         for attempt in 0..<6 {
