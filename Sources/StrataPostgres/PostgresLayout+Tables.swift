@@ -184,15 +184,7 @@ extension PostgresLayout {
                 let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
                 // The rule of the inverse to-many decides what the database does when
                 // the destination row goes, as in the SQLite store.
-                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-                let rule = inverse >= 0 ? destination.relationship(at: inverse)?.deleteRule : DeleteRule.nullify
-                let action: String? = switch rule ?? .nullify {
-                case .nullify: "SET NULL"
-                case .cascade: "CASCADE"
-                case .deny: "RESTRICT"
-                case .noAction: nil
-                }
-                guard let action else { continue }
+                guard let action = schema.deleteRule(ofToOneAt: ordinal, of: entity).foreignKeyAction else { continue }
                 keys.append(ForeignKey(
                     table: entities[entity.index].table, column: relationship.name, referenced: entities[destination.index].table,
                     action: action, isDeferred: true))

@@ -107,20 +107,12 @@ extension PostgresStore {
         description: PostgresStoreDescription, identifier: String, options: StoreOptions,
         progress: (@Sendable (MigrationProgress) -> Void)?, in session: PostgresSession
     ) throws(StrataError) {
-        var inferred: [InferredMigration] = []
-        var summary = stored
-        for step in steps {
-            inferred.append(InferredMigration(
-                from: summary, to: step.target, replacesEverything: step.willMigrate != nil || step.didMigrate != nil))
-            summary = step.target.summary
-        }
-        let total = zip(steps, inferred).reduce(0) { sum, pair in
-            sum + pair.1.entities.count + pair.1.joins.count + (pair.0.willMigrate == nil ? 0 : 1) + (pair.0.didMigrate == nil ? 0 : 1)
-        }
+        let chain = MigrationChain(steps, from: stored)
+        let total = chain.totalUnitCount
         var completed = 0
-        summary = stored
         var recorded = fingerprint
-        for (step, inferred) in zip(steps, inferred) {
+        for link in chain.links {
+            let (step, inferred, summary) = (link.step, link.inferred, link.source)
             func advance(_ detail: String) {
                 completed += 1
                 progress?(MigrationProgress(step: step.label, detail: detail, completedUnitCount: completed, totalUnitCount: total))
@@ -150,7 +142,6 @@ extension PostgresStore {
                     try checkDeferredConstraints(in: session)
                     advance("ran didMigrate")
                 }
-                summary = step.target.summary
             } catch let error as StrataError where error.code == .migrationFailed {
                 throw error
             } catch {

@@ -67,13 +67,7 @@ extension PersistentContainer {
                     + differences.joined(separator: "; "))
         }
         // Every step must be possible before the first one runs.
-        var problems: [String] = []
-        var summary = stored
-        for step in steps {
-            let hasCode = step.willMigrate != nil || step.didMigrate != nil
-            problems += InferredMigration(from: summary, to: step.target, replacesEverything: hasCode).problems
-            summary = step.target.summary
-        }
+        let problems = MigrationChain(steps, from: stored).problems
         guard problems.isEmpty else {
             throw StrataError(
                 .incompatibleStore,

@@ -23,13 +23,36 @@ package struct ForeignKeyEdge: Sendable {
             for ordinal in entity.columnOrdinals where entity.relationship(at: ordinal) != nil {
                 let parent = entity.destinationIndexByOrdinal[ordinal]
                 guard parent >= 0 else { continue }
-                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-                let rule = (inverse >= 0 ? schema.entities[parent].relationship(at: inverse)?.deleteRule : nil) ?? .nullify
                 edges.append(ForeignKeyEdge(
                     childIndex: entity.index, ordinal: ordinal, column: quote(entity.properties[ordinal].name),
-                    parentIndex: parent, inverseOrdinal: inverse, rule: rule))
+                    parentIndex: parent, inverseOrdinal: entity.inverseOrdinalByOrdinal[ordinal],
+                    rule: schema.deleteRule(ofToOneAt: ordinal, of: entity)))
             }
         }
         return edges
+    }
+}
+
+extension Schema {
+    /// What happens to the to-one at `ordinal` of `entity` when the row it
+    /// points at goes: the delete rule of its inverse, or `.nullify`.
+    package func deleteRule(ofToOneAt ordinal: Int, of entity: EntityDescription) -> DeleteRule {
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        let parent = entity.destinationIndexByOrdinal[ordinal]
+        guard inverse >= 0, parent >= 0 else { return .nullify }
+        return entities[parent].relationship(at: inverse)?.deleteRule ?? .nullify
+    }
+}
+
+extension DeleteRule {
+    /// The SQL foreign-key action that carries the rule out (`ON DELETE …`),
+    /// or nil for `.noAction`, which declares none.
+    package var foreignKeyAction: String? {
+        switch self {
+        case .nullify: "SET NULL"
+        case .cascade: "CASCADE"
+        case .deny: "RESTRICT"
+        case .noAction: nil
+        }
     }
 }

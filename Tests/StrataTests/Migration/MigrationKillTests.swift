@@ -25,17 +25,8 @@ struct MigrationKillTests {
         for attempt in 0..<8 {
             let store = directory.file("Victim-\(attempt).sqlite")
             try FileManager.default.copyItem(at: base, to: store)
-            let process = Process()
-            process.executableURL = try builtExecutable("strata-test-writer")
-            process.arguments = ["migrate", store.path]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            // Wait for the child to start loading, then kill it a little later each time.
-            _ = output.fileHandleForReading.availableData
-            try await Task.sleep(for: .milliseconds(5 + attempt * 25))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            // A little later each time.
+            try await Self.killWriter(["migrate", store.path], after: .milliseconds(5 + attempt * 25))
 
             let queue = try DatabaseQueue(path: store.path)
             let (version, integrity) = try await queue.read { db in
@@ -64,6 +55,21 @@ struct MigrationKillTests {
             }
         }
         #expect(rolledBack + completed == 8)
+    }
+
+    /// Starts `strata-test-writer` with `arguments`, waits until it has
+    /// started loading, and kills it (SIGKILL) `delay` later.
+    private static func killWriter(_ arguments: [String], after delay: Duration) async throws {
+        let process = Process()
+        process.executableURL = try builtExecutable("strata-test-writer")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        _ = output.fileHandleForReading.availableData
+        try await Task.sleep(for: delay)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 
     /// Whether this process runs under ThreadSanitizer, whose runtime in the
@@ -140,17 +146,8 @@ extension MigrationKillTests {
             try v1.persistentStoreCoordinator.close()
 
             let url = try #require(postgresTestServerURL)
-            let process = Process()
-            process.executableURL = try builtExecutable("strata-test-writer")
-            process.arguments = ["migrate-pg", url + (url.contains("?") ? "&" : "?") + "schema=\(server.schemaName)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            // Wait for the child to start loading, then kill it a little later each time.
-            _ = output.fileHandleForReading.availableData
-            try await Task.sleep(for: .milliseconds(5 + attempt * 20))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let store = url + (url.contains("?") ? "&" : "?") + "schema=\(server.schemaName)"
+            try await Self.killWriter(["migrate-pg", store], after: .milliseconds(5 + attempt * 20))
 
             // The server rolls the dead connection's transaction back; the next load waits for its lock.
             let v2 = try PersistentContainer(name: "Victim", schema: Schema(versionedSchema: VictimV2.self))

@@ -75,20 +75,11 @@ extension SQLiteStore {
         guard current.fingerprint == stored.fingerprint else {
             throw StrataError(.migrationFailed, "\(url.lastPathComponent) changed schema while it was being migrated; open it again")
         }
-        // Units: each table or join table a step migrates, and each stage's code.
-        var inferred: [InferredMigration] = []
-        var summary = current.schema
-        for step in steps {
-            inferred.append(InferredMigration(
-                from: summary, to: step.target, replacesEverything: step.willMigrate != nil || step.didMigrate != nil))
-            summary = step.target.summary
-        }
-        let total = zip(steps, inferred).reduce(0) { sum, pair in
-            sum + pair.1.entities.count + pair.1.joins.count + (pair.0.willMigrate == nil ? 0 : 1) + (pair.0.didMigrate == nil ? 0 : 1)
-        }
+        let chain = MigrationChain(steps, from: current.schema)
+        let total = chain.totalUnitCount
         var completed = 0
-        summary = current.schema
-        for (step, inferred) in zip(steps, inferred) {
+        for link in chain.links {
+            let (step, inferred, summary) = (link.step, link.inferred, link.source)
             func advance(_ detail: String) {
                 completed += 1
                 progress?(MigrationProgress(step: step.label, detail: detail, completedUnitCount: completed, totalUnitCount: total))
@@ -114,7 +105,6 @@ extension SQLiteStore {
                     try didMigrate(try SQLiteStore(migrating: db, url: url, schema: step.target, identifier: current.storeIdentifier, options: options))
                     advance("ran didMigrate")
                 }
-                summary = step.target.summary
             } catch let error as StrataError where error.code == .migrationFailed || error.code == .incompatibleStore {
                 throw error
             } catch {

@@ -49,15 +49,7 @@ extension SQLiteStore {
                 // The rule of the inverse to-many decides what the database does
                 // when the destination row goes, so the store stays consistent even
                 // against writers that never loaded the relationship.
-                let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-                let rule = inverse >= 0 ? destination.relationship(at: inverse)?.deleteRule : DeleteRule.nullify
-                let action: String? = switch rule ?? .nullify {
-                case .nullify: "SET NULL"
-                case .cascade: "CASCADE"
-                case .deny: "RESTRICT"
-                case .noAction: nil
-                }
-                if let action {
+                if let action = schema.deleteRule(ofToOneAt: ordinal, of: entity).foreignKeyAction {
                     definition += " REFERENCES \(quote(destination.name))(pk) ON DELETE \(action) DEFERRABLE INITIALLY DEFERRED"
                 }
                 definitions.append(definition)
