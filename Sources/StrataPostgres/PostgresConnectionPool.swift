@@ -212,6 +212,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
 enum PostgresArgument: Sendable {
     case value(StoredValue)
     case keys([Int64])
+    /// Integers bound as one binary `bigint[]`, NULL where nil.
+    case optionalIntegers([Int64?])
     /// One column of many rows (see ``PostgresColumnArray``).
     case column(PostgresColumnArray)
 
@@ -272,7 +274,8 @@ struct PostgresSession {
         for argument in arguments {
             switch argument {
             case .value(let value): Self.bind(value, into: &bindings)
-            case .keys(let keys): bindings.append(keys)
+            case .keys(let keys): bindings.append(PostgresIntegerArray(keys))
+            case .optionalIntegers(let values): bindings.append(PostgresIntegerArray(optionals: values))
             case .column(let column): bindings.append(column)
             }
         }

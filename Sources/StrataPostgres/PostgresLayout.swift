@@ -187,8 +187,8 @@ struct PostgresLayout: Sendable {
 
     /// The update of many rows at once: `source` gives `(pk, expected
     /// version, columns…)` rows (a `VALUES` list, or `unnest` of arrays);
-    /// returns `pk, _version`.
-    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, source: String) -> String {
+    /// returns `pk, _version` when `returning`, else only the count.
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, source: String, returning: Bool = true) -> String {
         let entity = entities[entityIndex]
         var names = ["pk", "expected"]
         var assignments = ["\(Self.versionColumn) = t.\(Self.versionColumn) + 1"]
@@ -204,7 +204,8 @@ struct PostgresLayout: Sendable {
         }
         let condition = "t.pk = v.pk" + (checkingVersion ? " AND t.\(Self.versionColumn) = v.expected" : "")
         return "UPDATE \(entity.table) AS t SET \(assignments.joined(separator: ", ")) FROM \(source) "
-            + "AS v(\(names.joined(separator: ", "))) WHERE \(condition) RETURNING t.pk, t.\(Self.versionColumn)"
+            + "AS v(\(names.joined(separator: ", "))) WHERE \(condition)"
+            + (returning ? " RETURNING t.pk, t.\(Self.versionColumn)" : "")
     }
 
     /// The SQL type a value of an attribute is bound as.

@@ -44,8 +44,11 @@ extension PostgresStore {
         changes.contextName = request.contextName
         changes.originToken = origin
         var result = SaveResult(changes: changes)
-        let first = request.deletes.filter { check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
-        let rest = request.deletes.filter { !check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+        var first: [RowDelete] = [], rest = request.deletes
+        if !check.deletesFirst.isEmpty {
+            first = request.deletes.filter { check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+            rest = request.deletes.filter { !check.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
+        }
         try deleteRows(first, checked: checkFirst, into: &result, in: session)
         try writeInserts(request, into: &result, in: session)
         try writeUpdates(request, checked: checkFirst, into: &result, in: session)
@@ -173,8 +176,12 @@ extension PostgresStore {
         }
         var resolved: [[StoredValue]] = []
         resolved.reserveCapacity(request.updates.count)
-        var groups: [Shape: [Int]] = [:]
+        // Positions in the request by shape; neighbours mostly share one, so
+        // the dictionary is consulted only when the shape changes.
         var shapes: [Shape] = []
+        var groups: [[Int]] = []
+        var groupOfShape: [Shape: Int] = [:]
+        var previous = -1
         for (position, update) in request.updates.enumerated() {
             var values = update.values
             for reference in update.pendingReferences {
@@ -183,46 +190,80 @@ extension PostgresStore {
                 values[column] = .integer(key)
             }
             resolved.append(values)
-            let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: update.expectedVersion != nil)
-            if groups[shape] == nil { shapes.append(shape) }
-            groups[shape, default: []].append(position)
+            let versioned = update.expectedVersion != nil
+            if previous >= 0, shapes[previous].entityIndex == update.entityIndex, shapes[previous].versioned == versioned,
+               shapes[previous].columns == update.columns {
+                groups[previous].append(position)
+                continue
+            }
+            let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: versioned)
+            if let group = groupOfShape[shape] {
+                groups[group].append(position)
+                previous = group
+            } else {
+                previous = groups.count
+                groupOfShape[shape] = previous
+                shapes.append(shape)
+                groups.append([position])
+            }
         }
-        var versions: [RowKey: Int64] = [:]
-        for shape in shapes {
-            let positions = groups[shape]!
+        // The version each update leaves its row at, by position in the request.
+        var versions = [Int64?](repeating: nil, count: request.updates.count)
+        for (shape, positions) in zip(shapes, groups) {
             let types = ["bigint", "bigint"] + columnTypes(entityIndex: shape.entityIndex, columns: shape.columns)
             let rows = positions.map { position in
                 let update = request.updates[position]
                 return [StoredValue.integer(update.primaryKey), .integer(update.expectedVersion ?? 0)]
                     + layout.updateValues(entityIndex: shape.entityIndex, columns: shape.columns, values: resolved[position])
             }
-            // One binary array per column, 10,000 rows a statement; a `VALUES`
-            // list of bound values where a column cannot be an array.
-            for start in stride(from: 0, to: rows.count, by: 10_000) {
-                let chunk = rows[start..<min(start + 10_000, rows.count)]
+            // A row written at its expected version is now one past it, so a
+            // first attempt needs only the count back; the others read each
+            // row's new version.
+            let countsOnly = shape.versioned && !checked
+            // One binary array per column, up to 100,000 rows a statement (each
+            // statement joins the table once); a `VALUES` list of bound values
+            // where a column cannot be an array.
+            for start in stride(from: 0, to: rows.count, by: Self.updateRowsPerStatement) {
+                let range = start..<min(start + Self.updateRowsPerStatement, rows.count)
+                let chunk = rows[range]
                 let columns = types.enumerated().map { index, type in PostgresColumnArray(sqlType: type, values: chunk.map { $0[index] }) }
                 let updated: [PostgresRow]
                 if columns.allSatisfy({ $0 != nil }) {
-                    let source = "unnest(" + types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ") + ")"
-                    let sql = layout.updateSQL(entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned, source: source)
-                    updated = try session.rows(sql, arguments: columns.compactMap { $0.map(PostgresArgument.column) })
+                    // Expanded in the select list, which streams the arrays (see `deleteRows`).
+                    let source = "(SELECT " + types.enumerated().map { "unnest($\($0.offset + 1)::\($0.element)[])" }
+                        .joined(separator: ", ") + ")"
+                    let sql = layout.updateSQL(
+                        entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned, source: source,
+                        returning: !countsOnly)
+                    let arguments = columns.compactMap { $0.map(PostgresArgument.column) }
+                    if countsOnly {
+                        guard try session.execute(sql, arguments: arguments) == chunk.count else { throw mismatch() }
+                        for position in positions[range] { versions[position] = (request.updates[position].expectedVersion ?? 0) + 1 }
+                        continue
+                    }
+                    updated = try session.rows(sql, arguments: arguments)
                 } else {
                     updated = try updateRows(Array(chunk), types: types, shape: (shape.entityIndex, shape.columns, shape.versioned), in: session)
                 }
+                var positionByKey: [Int64: Int] = [:]
+                positionByKey.reserveCapacity(range.count)
+                for position in positions[range] { positionByKey[request.updates[position].primaryKey] = position }
                 for row in updated {
                     var cells = row.makeIterator()
                     guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                          let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+                          let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                          let position = positionByKey[key]
                     else { continue }
-                    versions[RowKey(shape.entityIndex, key)] = version
+                    versions[position] = version
                 }
             }
         }
         result.updatedVersions.reserveCapacity(request.updates.count)
-        for (update, values) in zip(request.updates, resolved) {
+        result.changes.updated.reserveCapacity(result.changes.updated.count + request.updates.count)
+        for (position, update) in request.updates.enumerated() {
             let entity = schema.entities[update.entityIndex]
             let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
-            guard let version = versions[RowKey(update.entityIndex, update.primaryKey)] else {
+            guard let version = versions[position] else {
                 if !checked, update.expectedVersion != nil { throw mismatch() }
                 throw StrataError(
                     .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
@@ -230,10 +271,13 @@ extension PostgresStore {
             }
             result.updatedVersions.append(version)
             result.changes.updated.append(ChangeSet.Row(
-                objectID: objectID, entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: values,
-                version: version))
+                objectID: objectID, entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] },
+                values: resolved[position], version: version))
         }
     }
+
+    /// Rows one update statement joins: the table is read once a statement.
+    private static let updateRowsPerStatement = 100_000
 
     /// Updates rows joined to a `VALUES` list of bound values, in chunks
     /// PostgreSQL's 65,535 bound values allow; returns each row's key and version.
@@ -282,24 +326,37 @@ extension PostgresStore {
         _ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in session: PostgresSession
     ) throws(StrataError) {
         guard !deletes.isEmpty else { return }
-        var byEntity: [Int: [Int64: Int64?]] = [:]
-        for delete in deletes { byEntity[delete.entityIndex, default: [:]][delete.primaryKey] = delete.expectedVersion }
-        for (entityIndex, expected) in byEntity.sorted(by: { $0.key < $1.key }) {
-            let sorted = expected.keys.sorted()
+        var byEntity = [[(key: Int64, version: Int64?)]](repeating: [], count: schema.entities.count)
+        for delete in deletes { byEntity[delete.entityIndex].append((delete.primaryKey, delete.expectedVersion)) }
+        result.changes.deleted.reserveCapacity(result.changes.deleted.count + deletes.count)
+        for (entityIndex, var rows) in byEntity.enumerated() where !rows.isEmpty {
+            // A context lists its deletions in key order, typically: sort only when not.
+            if zip(rows, rows.dropFirst()).contains(where: { $0.key >= $1.key }) {
+                rows.sort { $0.key < $1.key }
+                // A key listed twice is deleted once, at the version listed last.
+                var unique: [(key: Int64, version: Int64?)] = []
+                unique.reserveCapacity(rows.count)
+                for row in rows {
+                    if unique.last?.key == row.key { unique[unique.count - 1] = row } else { unique.append(row) }
+                }
+                rows = unique
+            }
+            let keys = rows.map(\.key)
             let table = layout.entities[entityIndex].table
-            let versions = sorted.map { key in (expected[key] ?? nil).map(StoredValue.integer) ?? .null }
-            if checked || !versions.contains(where: { !$0.isNull }) {
-                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(sorted)])
-            } else if let array = PostgresColumnArray(sqlType: "bigint", values: versions) {
+            if checked || !rows.contains(where: { $0.version != nil }) {
+                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)])
+            } else {
                 // Only rows at their expected version go; a shortfall is a conflict. No row comes back.
+                // The arrays are expanded in the select list, which streams them, where
+                // `unnest(…)` in `FROM` would first copy them into a table of its own.
                 let deleted = try session.execute("""
-                    DELETE FROM \(table) AS t USING unnest($1::bigint[], $2::bigint[]) AS e(pk, version) \
+                    DELETE FROM \(table) AS t USING (SELECT unnest($1::bigint[]), unnest($2::bigint[])) AS e(pk, version) \
                     WHERE t.pk = e.pk AND (e.version IS NULL OR t._version = e.version)
-                    """, arguments: [.keys(sorted), .column(array)])
-                guard deleted == sorted.count else { throw mismatch() }
+                    """, arguments: [.keys(keys), .optionalIntegers(rows.map(\.version))])
+                guard deleted == keys.count else { throw mismatch() }
             }
             let entity = schema.entities[entityIndex]
-            for key in sorted {
+            for key in keys {
                 result.changes.deleted.append(ChangeSet.Row(
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
                     entity: entity, ordinals: [], values: [], version: 0))
