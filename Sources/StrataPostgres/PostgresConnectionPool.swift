@@ -341,6 +341,8 @@ struct PostgresSession {
             let text = "PostgreSQL: \(message)" + (state.map { " (SQLSTATE \($0))" } ?? "") + ", \(doing)"
             switch state {
             case "23505": return StrataError(.uniquenessConflict, text)
+            // Only migrations set a lock timeout.
+            case "55P03": return StrataError(PostgresStore.lockWaitTimedOut, text)
             case "23503", "23502", "23514": return StrataError(.validation, text)
             case "P0001":
                 if let failure = CheckedArithmetic.failure(forMessage: message) { return failure }

@@ -95,10 +95,40 @@ extension PostgresStore {
                 steps, from: stored, fingerprint: fingerprint, layout: layout, description: description, identifier: identifier,
                 options: options, progress: opening.migrationProgress, in: session)
         } catch {
-            logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
+            if error.code != lockWaitTimedOut {
+                logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
+            }
             throw error
         }
         return Opened(identifier: identifier, fingerprint: steps.last?.target.fingerprint ?? fingerprint, migratedSteps: steps.map(\.label))
+    }
+
+    /// Thrown when a migration waited longer than its lock timeout for a
+    /// table: the opening transaction rolls back and the opening runs again.
+    static let lockWaitTimedOut = StrataError.Code(rawValue: "postgresLockWaitTimedOut")
+
+    /// Runs `open` until it returns, or fails otherwise than by a migration's
+    /// lock wait, or has run `attempts` times: between attempts, a pause that
+    /// grows (with jitter, so servers starting together spread out).
+    static func openRetryingLockWaits(attempts: Int, _ open: () throws(StrataError) -> Opened) throws(StrataError) -> Opened {
+        var attempt = 1
+        while true {
+            do {
+                return try open()
+            } catch where error.code == lockWaitTimedOut {
+                guard attempt < attempts else {
+                    throw StrataError(
+                        .migrationFailed,
+                        "The migration could not take a lock on the store's tables in \(attempt) attempts: other sessions held "
+                            + "them (\(error.message)). Nothing was changed; load the container again when they are done, "
+                            + "or raise migrationLockTimeout",
+                        underlyingError: error)
+                }
+                logger.notice("A migration gave way to other sessions' locks (attempt \(attempt) of \(attempts)); trying again")
+                Thread.sleep(forTimeInterval: 0.25 * Double(attempt) * Double.random(in: 0.5...1.5))
+                attempt += 1
+            }
+        }
     }
 
     /// Runs every step in the opening transaction, recording each step's schema.
@@ -109,6 +139,11 @@ extension PostgresStore {
     ) throws(StrataError) {
         let chain = MigrationChain(steps, from: stored)
         let total = chain.totalUnitCount
+        // A lock that other sessions hold is waited for this long; meanwhile
+        // their new queries queue behind the migration's request.
+        let timeout = description.migrationLockTimeout.components
+        let milliseconds = max(1, timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        try session.execute("SET LOCAL lock_timeout = \(milliseconds)")
         var completed = 0
         var recorded = fingerprint
         for link in chain.links {
@@ -142,7 +177,7 @@ extension PostgresStore {
                     try checkDeferredConstraints(in: session)
                     advance("ran didMigrate")
                 }
-            } catch let error as StrataError where error.code == .migrationFailed {
+            } catch let error as StrataError where error.code == .migrationFailed || error.code == lockWaitTimedOut {
                 throw error
             } catch {
                 throw StrataError(.migrationFailed, "The migration step \(step.label) failed: \(error)", underlyingError: SendableDescription(error))

@@ -52,14 +52,17 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         isReadOnly = readOnly
         let layout = PostgresLayout(schema: schema, namespace: description.schemaName)
         self.layout = layout
-        writeLock = Self.lockKey("strata:" + description.schemaName)
+        let writeLock = Self.lockKey("strata:" + description.schemaName)
+        self.writeLock = writeLock
         let pool = try PostgresConnectionPool(description: description)
         self.pool = pool
         do {
             let started = ContinuousClock.now
-            let opened = try Self.open(
-                layout: layout, pool: pool, description: description, schema: schema, writeLock: writeLock, readOnly: readOnly,
-                options: options, opening: opening)
+            let opened = try Self.openRetryingLockWaits(attempts: description.migrationAttempts) { () throws(StrataError) in
+                try Self.open(
+                    layout: layout, pool: pool, description: description, schema: schema, writeLock: writeLock, readOnly: readOnly,
+                    options: options, opening: opening)
+            }
             identifier = opened.identifier
             recordedFingerprint = opened.fingerprint
             if !opened.migratedSteps.isEmpty {

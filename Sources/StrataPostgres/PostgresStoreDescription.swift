@@ -32,6 +32,13 @@ public struct PostgresStoreDescription: Sendable, Hashable {
     public var maximumConnections: Int
     /// The PostgreSQL schema the store's tables live in; created when missing.
     public var schemaName: String
+    /// How long a migration waits for a lock on one of the store's tables
+    /// (held by another server's read, say) before it gives way: it rolls
+    /// back, having changed nothing, and tries again. Queries that arrive
+    /// meanwhile wait behind it no longer than this.
+    public var migrationLockTimeout: Duration = .seconds(5)
+    /// How many times a migration tries before it fails with `.migrationFailed`.
+    public var migrationAttempts: Int = 5
 
     public init(
         host: String, port: Int = 5432, database: String, username: String, password: String? = nil,
