@@ -229,18 +229,73 @@ extension PostgresInferredStep {
 
     // MARK: Foreign keys
 
-    /// Drops every foreign key of `tables`, so they can be rebuilt.
-    func dropForeignKeys(of tables: StoredTables) throws(StrataError) {
-        guard let array = PostgresColumnArray(sqlType: "text", values: tables.names.sorted().map(StoredValue.text)) else { return }
+    /// A foreign key that was added to the store's tables outside Strata.
+    struct UserForeignKey {
+        let table: String
+        let name: String
+        let columns: [String]
+        /// `FOREIGN KEY (…) REFERENCES …`, as PostgreSQL spells it.
+        let definition: String
+    }
+
+    /// Drops every foreign key of `tables`, so they can be rebuilt; returns
+    /// the ones Strata did not make, to be added again after the step.
+    func dropForeignKeys(of tables: StoredTables) throws(StrataError) -> [UserForeignKey] {
+        guard let array = PostgresColumnArray(sqlType: "text", values: tables.names.sorted().map(StoredValue.text)) else { return [] }
+        // Strata's own: the pair columns of join tables, and each entity's to-one columns.
+        var toOneColumns: [String: Set<String>] = [:]
+        for entity in stored.entities {
+            toOneColumns[PostgresLayout.catalogName(entity.name)] = Set(entity.properties.compactMap { property in
+                guard case .relationship(let relationship) = property, !relationship.isToMany else { return nil }
+                return PostgresLayout.catalogName(relationship.name)
+            })
+        }
         let rows = try session.rows("""
-            SELECT t.relname::text, c.conname::text FROM pg_class t JOIN pg_constraint c ON c.conrelid = t.oid \
-            WHERE t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND t.relname = ANY($2::text[]::name[]) \
-            AND c.contype = 'f'
+            SELECT t.relname::text, c.conname::text, pg_get_constraintdef(c.oid),             (SELECT string_agg(a.attname::text, ',' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)             JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum)             FROM pg_class t JOIN pg_constraint c ON c.conrelid = t.oid             WHERE t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND t.relname = ANY($2::text[]::name[])             AND c.contype = 'f'
             """, arguments: [.value(.text(layout.namespace)), .column(array)])
+        var kept: [UserForeignKey] = []
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
             guard case .text(let table) = cells[0], case .text(let constraint) = cells[1] else { continue }
+            if case .text(let definition) = cells[2], case .text(let list) = cells[3] {
+                let columns = list.split(separator: ",").map(String.init)
+                let isStrata = table.hasPrefix("_strata_join_")
+                    ? columns.allSatisfy { $0 == "source" || $0 == "target" }
+                    : columns.count == 1 && toOneColumns[table]?.contains(columns[0]) == true
+                if !isStrata { kept.append(UserForeignKey(table: table, name: constraint, columns: columns, definition: definition)) }
+            }
             try session.execute("ALTER TABLE \(layout.qualified(table)) DROP CONSTRAINT \(quote(constraint))")
+        }
+        return kept
+    }
+
+    /// Adds again the foreign keys added outside Strata, on their tables and
+    /// columns under their new names. One that no longer fits (its column
+    /// was removed, or the rows break it) fails the step, naming it.
+    func restore(_ keys: [UserForeignKey]) throws(StrataError) {
+        for key in keys {
+            // The stored table and column names, as this step renames them.
+            guard let entityStep = step.entities.first(where: { entityStep in
+                entityStep.source.map(PostgresLayout.catalogName) == key.table
+            }) else { continue }  // The table went with its entity.
+            let entity = schema.entities[entityStep.entityIndex]
+            var renamed: [String: String] = [:]
+            for (ordinal, source) in entityStep.columns {
+                if case .column(let old, _, _) = source { renamed[PostgresLayout.catalogName(old)] = entity.properties[ordinal].name }
+            }
+            let columns = key.columns.map { renamed[$0] ?? $0 }
+            let references = key.definition.range(of: "REFERENCES ").map { String(key.definition[$0.lowerBound...]) } ?? key.definition
+            let sql = "ALTER TABLE \(layout.qualified(entity.name)) ADD CONSTRAINT \(quote(key.name)) "
+                + "FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) \(references)"
+            do throws(StrataError) {
+                try session.withSavepoint { session throws(StrataError) in try session.execute(sql) }
+            } catch {
+                throw StrataError(
+                    .migrationFailed,
+                    "The foreign key \(key.name) added to \(key.table) outside Strata does not fit the migrated table "
+                        + "(\(error.message)); nothing was changed. Drop it before migrating, or add it again in a stage's didMigrate",
+                    underlyingError: error)
+            }
         }
     }
 

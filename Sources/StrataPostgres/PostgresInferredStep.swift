@@ -33,12 +33,12 @@ struct PostgresInferredStep {
         self.session = session
     }
 
-    private var schema: Schema { layout.schema }
+    var schema: Schema { layout.schema }
 
     /// `progress` is called once per join table and per entity, naming it.
     func apply(progress: (String) -> Void) throws(StrataError) {
         var tables = try tableNames()
-        try dropForeignKeys(of: tables)
+        let userForeignKeys = try dropForeignKeys(of: tables)
         let joinTablesBefore = tables.names.filter { $0.hasPrefix("_strata_join_") }
         var joinTablesKept = Set<String>()
         // Pairs first: a one-to-many becoming many-to-many reads the member
@@ -61,6 +61,7 @@ struct PostgresInferredStep {
             try session.execute("DELETE FROM \(layout.sequenceTable) WHERE entity = $1", [.text(name)])
         }
         try addForeignKeys()
+        try restore(userForeignKeys)
     }
 
     // MARK: Join tables
