@@ -11,6 +11,9 @@ struct ImportedDocument {
     let fileName: String
     let fingerprint: String
     let schema: SchemaSummary
+    /// By entity name: the highest key the exported store had given (empty
+    /// for exports made before it was recorded).
+    let sequences: [String: Int64]
     /// By entity name: each row's fields by column name.
     let rows: [String: [[String: ImportedValue]]]
 
@@ -28,6 +31,7 @@ struct ImportedDocument {
         try Self.check(document.format, document.version, fileName: fileName)
         fingerprint = document.fingerprint
         schema = document.schema
+        sequences = document.sequences ?? [:]
         rows = document.entities ?? [:]
     }
 
@@ -45,6 +49,7 @@ struct ImportedDocument {
         try Self.check(header.format, header.version, fileName: fileName)
         fingerprint = header.fingerprint
         schema = header.schema
+        sequences = header.sequences ?? [:]
         var rows: [String: [[String: ImportedValue]]] = [:]
         for entity in header.schema.entities {
             let file = url.appendingPathComponent(entity.name + ".csv")
@@ -139,6 +144,7 @@ private struct ExportDocument: Decodable {
     var version: Int
     var fingerprint: String
     var schema: SchemaSummary
+    var sequences: [String: Int64]?
     var entities: [String: [[String: ImportedValue]]]?
 }
 

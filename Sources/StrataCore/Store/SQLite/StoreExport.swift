@@ -53,7 +53,7 @@ public enum StoreExport {
             throw StrataError(.invalidStoreLocation, "An export cannot be written over the store it reads (\(url.path))")
         }
         let layout = RecordedStoreLayout(metadata.schema)
-        let header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
+        var header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
             + StoreFileValueFormat.jsonString(metadata.fingerprint) + ", \"schema\": "
             + String(decoding: metadata.schema.canonicalJSON(), as: UTF8.self)
         var counts: [String: Int] = [:]
@@ -61,6 +61,18 @@ public enum StoreExport {
             // One read transaction: a store in use is exported as one snapshot.
             try inspection.forEachRow(connection, "BEGIN") { _ throws(StrataError) in }
             defer { try? inspection.forEachRow(connection, "COMMIT") { _ throws(StrataError) in } }
+            // The highest key each entity has given, deleted rows' included, so
+            // the restored store never gives one of them again.
+            var sequences: [String] = []
+            if tables[StoreLayout.sequenceTable] != nil {
+                try inspection.forEachRow(connection, "SELECT entity, max_pk FROM \(StoreLayout.sequenceTable) ORDER BY entity") {
+                    row throws(StrataError) in
+                    if case .text(let entity) = row[0], case .integer(let key) = row[1] {
+                        sequences.append(StoreFileValueFormat.jsonString(entity) + ": \(key)")
+                    }
+                }
+            }
+            header += ", \"sequences\": {" + sequences.joined(separator: ", ") + "}"
             var total = 0
             for entity in layout.entities where tables[entity.name] != nil {
                 try inspection.forEachRow(connection, "SELECT count(*) FROM \(quote(entity.name))") { row throws(StrataError) in

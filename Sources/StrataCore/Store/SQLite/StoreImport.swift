@@ -8,7 +8,8 @@ import GRDB
 /// versions and to-many order, in one transaction: on any failure (a value
 /// that is not of its attribute's type, a missing required value, a key that
 /// names no row, a taken unique value) nothing is written and the error says
-/// where. An import is a restore, so history does not record it.
+/// where. New rows take keys after every key the exported store had given.
+/// An import is a restore, so history does not record it.
 ///
 /// ```swift
 /// try StoreImport.import(from: URL(fileURLWithPath: "library.json"), as: .json, into: emptyStoreURL)
@@ -42,7 +43,10 @@ public enum StoreImport {
             // The store's own functions: its indexes may be built on them.
             let queue = try DatabaseQueue(path: url.path, configuration: SQLiteStore.configuration(readOnly: false))
             defer { try? queue.close() }
-            try queue.write { db in try write(entities, layout: layout, fileName: url.lastPathComponent, progress: progress, db) }
+            try queue.write { db in
+                try write(
+                    entities, sequences: document.sequences, layout: layout, fileName: url.lastPathComponent, progress: progress, db)
+            }
         } catch let error as StrataError {
             throw error
         } catch let error as DatabaseError {
@@ -62,7 +66,8 @@ public enum StoreImport {
     }
 
     private static func write(
-        _ entities: [Entity], layout: RecordedStoreLayout, fileName: String, progress: ((Int, Int) -> Void)?, _ db: Database
+        _ entities: [Entity], sequences: [String: Int64], layout: RecordedStoreLayout, fileName: String,
+        progress: ((Int, Int) -> Void)?, _ db: Database
     ) throws {
         for entity in entities {
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quote(entity.layout.name))") ?? 0
@@ -89,7 +94,8 @@ public enum StoreImport {
                 written += 1
                 if written % 1000 == 0 || written == total { progress?(written, total) }
             }
-            if let highest = entity.records.map(\.key).max() {
+            // Keys of rows deleted before the export are not given again.
+            if let highest = [entity.records.map(\.key).max(), sequences[entity.layout.name]].compactMap({ $0 }).max() {
                 try db.execute(sql: """
                     INSERT INTO \(StoreLayout.sequenceTable) (entity, max_pk) VALUES (?, ?)
                     ON CONFLICT(entity) DO UPDATE SET max_pk = max(max_pk, excluded.max_pk)
