@@ -231,6 +231,8 @@ extension PostgresInferredStep {
 
     /// A foreign key that was added to the store's tables outside Strata.
     struct UserForeignKey {
+        /// The PostgreSQL schema of the table it is on (another than the store's, possibly).
+        let namespace: String
         let table: String
         let name: String
         let columns: [String]
@@ -238,10 +240,17 @@ extension PostgresInferredStep {
         let definition: String
     }
 
-    /// Drops every foreign key of `tables`, so they can be rebuilt; returns
-    /// the ones Strata did not make, to be added again after the step.
-    func dropForeignKeys(of tables: StoredTables) throws(StrataError) -> [UserForeignKey] {
-        guard let array = PostgresColumnArray(sqlType: "text", values: tables.names.sorted().map(StoredValue.text)) else { return [] }
+    /// Drops a table of the namespace, after the foreign keys on it and those
+    /// that point at it; collects those among them that Strata did not make.
+    func dropTable(_ name: String, ifExists: Bool = false, keeping userKeys: inout [UserForeignKey]) throws(StrataError) {
+        userKeys += try dropForeignKeys(touching: name)
+        try session.execute("DROP TABLE \(ifExists ? "IF EXISTS " : "")\(layout.qualified(name))")
+    }
+
+    /// Drops the foreign keys on a table and those that point at it, so it
+    /// can be replaced; returns the ones Strata did not make, to be added
+    /// again after the step. Tables the step does not replace keep theirs.
+    private func dropForeignKeys(touching name: String) throws(StrataError) -> [UserForeignKey] {
         // Strata's own: the pair columns of join tables, and each entity's to-one columns.
         var toOneColumns: [String: Set<String>] = [:]
         for entity in stored.entities {
@@ -251,59 +260,94 @@ extension PostgresInferredStep {
             })
         }
         let rows = try session.rows("""
-            SELECT t.relname::text, c.conname::text, pg_get_constraintdef(c.oid),             (SELECT string_agg(a.attname::text, ',' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)             JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum)             FROM pg_class t JOIN pg_constraint c ON c.conrelid = t.oid             WHERE t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) AND t.relname = ANY($2::text[]::name[])             AND c.contype = 'f'
-            """, arguments: [.value(.text(layout.namespace)), .column(array)])
+            SELECT n.nspname::text, t.relname::text, c.conname::text, pg_get_constraintdef(c.oid),             (SELECT string_agg(a.attname::text, ',' ORDER BY k.n) FROM unnest(c.conkey) WITH ORDINALITY AS k(attnum, n)             JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum)             FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace             WHERE c.contype = 'f' AND (c.conrelid = to_regclass($1) OR c.confrelid = to_regclass($1))
+            """, [.text(layout.qualified(name))])
         var kept: [UserForeignKey] = []
         for row in rows {
             let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
-            guard case .text(let table) = cells[0], case .text(let constraint) = cells[1] else { continue }
-            if case .text(let definition) = cells[2], case .text(let list) = cells[3] {
+            guard case .text(let namespace) = cells[0], case .text(let table) = cells[1], case .text(let constraint) = cells[2]
+            else { continue }
+            if case .text(let definition) = cells[3], case .text(let list) = cells[4] {
                 let columns = list.split(separator: ",").map(String.init)
-                let isStrata = table.hasPrefix("_strata_join_")
+                let isStrata = namespace == layout.namespace && (table.hasPrefix("_strata_join_")
                     ? columns.allSatisfy { $0 == "source" || $0 == "target" }
-                    : columns.count == 1 && toOneColumns[table]?.contains(columns[0]) == true
-                if !isStrata { kept.append(UserForeignKey(table: table, name: constraint, columns: columns, definition: definition)) }
+                    : columns.count == 1 && toOneColumns[table]?.contains(columns[0]) == true)
+                if !isStrata {
+                    kept.append(UserForeignKey(namespace: namespace, table: table, name: constraint, columns: columns, definition: definition))
+                }
             }
-            try session.execute("ALTER TABLE \(layout.qualified(table)) DROP CONSTRAINT \(quote(constraint))")
+            try session.execute("ALTER TABLE \(quote(namespace)).\(quote(table)) DROP CONSTRAINT \(quote(constraint))")
         }
         return kept
     }
 
-    /// Adds again the foreign keys added outside Strata, on their tables and
-    /// columns under their new names. One that no longer fits (its column
-    /// was removed, or the rows break it) fails the step, naming it.
+    /// Adds again the foreign keys added outside Strata that a replaced table
+    /// took with it, on their tables and columns under their new names. One
+    /// that no longer fits (its column was removed, or the rows break it)
+    /// fails the step, naming it.
     func restore(_ keys: [UserForeignKey]) throws(StrataError) {
         for key in keys {
+            var table = "\(quote(key.namespace)).\(quote(key.table))"
+            var columns = key.columns
             // The stored table and column names, as this step renames them.
-            guard let entityStep = step.entities.first(where: { entityStep in
+            if key.namespace == layout.namespace, let entityStep = step.entities.first(where: { entityStep in
                 entityStep.source.map(PostgresLayout.catalogName) == key.table
-            }) else { continue }  // The table went with its entity.
-            let entity = schema.entities[entityStep.entityIndex]
-            var renamed: [String: String] = [:]
-            for (ordinal, source) in entityStep.columns {
-                if case .column(let old, _, _) = source { renamed[PostgresLayout.catalogName(old)] = entity.properties[ordinal].name }
+            }) {
+                let entity = schema.entities[entityStep.entityIndex]
+                var renamed: [String: String] = [:]
+                for (ordinal, source) in entityStep.columns {
+                    if case .column(let old, _, _) = source { renamed[PostgresLayout.catalogName(old)] = entity.properties[ordinal].name }
+                }
+                table = layout.qualified(entity.name)
+                columns = columns.map { renamed[$0] ?? $0 }
             }
-            let columns = key.columns.map { renamed[$0] ?? $0 }
+            // A table that went with its entity took its keys with it.
+            guard let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(table)]).first?.first,
+                  try PostgresSession.integer(exists) == 1 else { continue }
             let references = key.definition.range(of: "REFERENCES ").map { String(key.definition[$0.lowerBound...]) } ?? key.definition
-            let sql = "ALTER TABLE \(layout.qualified(entity.name)) ADD CONSTRAINT \(quote(key.name)) "
+            let sql = "ALTER TABLE \(table) ADD CONSTRAINT \(quote(key.name)) "
                 + "FOREIGN KEY (\(columns.map(quote).joined(separator: ", "))) \(references)"
             do throws(StrataError) {
                 try session.withSavepoint { session throws(StrataError) in try session.execute(sql) }
             } catch {
                 throw StrataError(
                     .migrationFailed,
-                    "The foreign key \(key.name) added to \(key.table) outside Strata does not fit the migrated table "
+                    "The foreign key \(key.name) added to \(key.table) outside Strata does not fit the migrated tables "
                         + "(\(error.message)); nothing was changed. Drop it before migrating, or add it again in a stage's didMigrate",
                     underlyingError: error)
             }
         }
     }
 
-    /// Adds every foreign key of the new schema, which checks every row: a
-    /// relationship that points at a row that does not exist fails the step,
-    /// naming the first such rows.
-    func addForeignKeys() throws(StrataError) {
+    /// Adds the foreign keys of the new schema that the store lacks (those of
+    /// replaced tables, new relationships, changed rules), which checks their
+    /// rows: a relationship that points at a row that does not exist fails the
+    /// step, naming the first such rows. Keys on tables changed in place stay
+    /// as they are, their rows not read again.
+    func addMissingForeignKeys() throws(StrataError) {
         for key in layout.foreignKeys {
+            // The key as it stands on the column, if one does.
+            let existing = try session.rows("""
+                SELECT c.conname::text, (c.confrelid = to_regclass($3) AND c.confdeltype = $4::"char" \
+                AND c.condeferrable = ($5::bigint <> 0) AND c.condeferred = ($5::bigint <> 0))::int4 \
+                FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
+                WHERE c.contype = 'f' AND c.conrelid = to_regclass($1) AND cardinality(c.conkey) = 1 AND a.attname = $2
+                """, [
+                    .text(key.table), .text(PostgresLayout.catalogName(key.column)), .text(key.referenced),
+                    .text(Self.actionCode(key.action)), .integer(key.isDeferred ? 1 : 0),
+                ])
+            var matches = false
+            for row in existing {
+                let cells = try Array(row).map { cell throws(StrataError) in try PostgresSession.value(cell) }
+                guard case .text(let name) = cells[0] else { continue }
+                if cells[1] == .integer(1) {
+                    matches = true
+                } else {
+                    // Strata's key from before, with another rule or target.
+                    try session.execute("ALTER TABLE \(key.table) DROP CONSTRAINT \(quote(name))")
+                }
+            }
+            if matches { continue }
             do throws(StrataError) {
                 try session.withSavepoint { session throws(StrataError) in try session.execute(key.createSQL) }
             } catch where error.code == .validation {
@@ -321,6 +365,17 @@ extension PostgresInferredStep {
                         + examples.joined(separator: "; "),
                     underlyingError: error)
             }
+        }
+    }
+
+    /// `pg_constraint.confdeltype` for an `ON DELETE` action.
+    private static func actionCode(_ action: String) -> String {
+        switch action {
+        case "CASCADE": "c"
+        case "SET NULL": "n"
+        case "RESTRICT": "r"
+        case "SET DEFAULT": "d"
+        default: "a"
         }
     }
 }

@@ -8,9 +8,11 @@ import StrataCore
 /// changed in place (`RENAME COLUMN`, `ADD COLUMN … DEFAULT`, which
 /// PostgreSQL does without rewriting a row). Any other changed table is
 /// rebuilt: a new table filled by one `INSERT … SELECT`, the old one dropped,
-/// the new one renamed, so no row passes through the server's memory. The
-/// foreign keys of the namespace are dropped first and added again last,
-/// which checks every relationship of the migrated store.
+/// the new one renamed, so no row passes through the server's memory. A
+/// table that is replaced or dropped loses its foreign keys and those that
+/// point at it first; at the end every key the new schema lacks is added,
+/// which checks those relationships. Keys of tables changed in place stay,
+/// their rows not read again.
 ///
 /// Folded text is copied where it was kept; text that is new (a converted
 /// number or identifier) is folded by `lower` for ASCII and by Swift for the
@@ -38,36 +40,40 @@ struct PostgresInferredStep {
     /// `progress` is called once per join table and per entity, naming it.
     func apply(progress: (String) -> Void) throws(StrataError) {
         var tables = try tableNames()
-        let userForeignKeys = try dropForeignKeys(of: tables)
+        // Foreign keys go only with the tables that are replaced or dropped;
+        // those an app added itself are put back at the end.
+        var userForeignKeys: [UserForeignKey] = []
         let joinTablesBefore = tables.names.filter { $0.hasPrefix("_strata_join_") }
         var joinTablesKept = Set<String>()
         // Pairs first: a one-to-many becoming many-to-many reads the member
         // table's foreign-key column before that table is rebuilt.
         for join in step.joins {
-            joinTablesKept.insert(PostgresLayout.catalogName(try migrate(join, tables: &tables)))
+            joinTablesKept.insert(PostgresLayout.catalogName(try migrate(join, tables: &tables, keeping: &userForeignKeys)))
             let owner = schema.entities[join.ownerEntity]
             progress("migrated \(owner.name).\(owner.properties[join.ordinal].name)")
         }
         for entityStep in step.entities {
-            try migrate(entityStep, tables: tables)
+            try migrate(entityStep, tables: tables, keeping: &userForeignKeys)
             progress("migrated \(schema.entities[entityStep.entityIndex].name)")
         }
         // Last: a to-many that became a to-one read its pairs from these.
         for table in joinTablesBefore.subtracting(joinTablesKept) where tables.contains(table) {
-            try session.execute("DROP TABLE \(layout.qualified(table))")
+            try dropTable(table, keeping: &userForeignKeys)
         }
         for name in step.removedEntities {
-            try session.execute("DROP TABLE IF EXISTS \(layout.qualified(name))")
+            try dropTable(name, ifExists: true, keeping: &userForeignKeys)
             try session.execute("DELETE FROM \(layout.sequenceTable) WHERE entity = $1", [.text(name)])
         }
-        try addForeignKeys()
+        try addMissingForeignKeys()
         try restore(userForeignKeys)
     }
 
     // MARK: Join tables
 
     /// Migrates one join table of the new schema; returns its name.
-    private func migrate(_ join: InferredMigration.JoinStep, tables: inout StoredTables) throws(StrataError) -> String {
+    private func migrate(
+        _ join: InferredMigration.JoinStep, tables: inout StoredTables, keeping userKeys: inout [UserForeignKey]
+    ) throws(StrataError) -> String {
         let owner = schema.entities[join.ownerEntity]
         let destination = schema.entities[owner.destinationIndexByOrdinal[join.ordinal]]
         let name = PostgresLayout.joinTableName(entity: owner.name, relationship: owner.properties[join.ordinal].name)
@@ -88,7 +94,7 @@ struct PostgresInferredStep {
             try session.execute(layout.createJoinTableSQL(definition, named: layout.qualified(staging))[0])
             let columns = swapped ? #""target", "source", "target_position", "source_position""# : pairColumns
             try session.execute("INSERT INTO \(layout.qualified(staging)) (\(pairColumns)) SELECT \(columns) FROM \(layout.qualified(old))")
-            try session.execute("DROP TABLE \(layout.qualified(old))")
+            try dropTable(old, keeping: &userKeys)
             tables.remove(old)
             try session.execute("ALTER TABLE \(layout.qualified(staging)) RENAME TO \(quote(name))")
             try renamePrimaryKey(of: name)
@@ -111,7 +117,7 @@ struct PostgresInferredStep {
                 FROM \(layout.qualified(owner.name)) WHERE \(quote(toOne)) IS NOT NULL
                 """)
         case .none:
-            if tables.contains(name) { try session.execute("DROP TABLE \(table)") }
+            if tables.contains(name) { try dropTable(name, keeping: &userKeys) }
             for statement in create { try session.execute(statement) }
         }
         return name
@@ -126,7 +132,9 @@ struct PostgresInferredStep {
 
     // MARK: Entity tables
 
-    private func migrate(_ entityStep: InferredMigration.EntityStep, tables: StoredTables) throws(StrataError) {
+    private func migrate(
+        _ entityStep: InferredMigration.EntityStep, tables: StoredTables, keeping userKeys: inout [UserForeignKey]
+    ) throws(StrataError) {
         let entity = schema.entities[entityStep.entityIndex]
         let table = layout.entities[entity.index].table
         let indexes = layout.indexes(of: entity)
@@ -196,7 +204,7 @@ struct PostgresInferredStep {
             INSERT INTO \(staging) (\(targets.joined(separator: ", "))) \
             SELECT \(expressions.joined(separator: ", ")) FROM \(layout.qualified(source)) AS s
             """, arguments)
-        try session.execute("DROP TABLE \(layout.qualified(source))")
+        try dropTable(source, keeping: &userKeys)
         try session.execute("ALTER TABLE \(staging) RENAME TO \(quote(entity.name))")
         try renamePrimaryKey(of: entity.name)
         for name in refolded { try refold(name, in: table) }
