@@ -354,6 +354,11 @@ struct PostgresSession {
                     .incompatibleStore,
                     "PostgreSQL: the store was migrated to another schema by a newer version since this container opened it; "
                         + "nothing was saved. Load the container with the new schema, \(doing)")
+            case "42883" where message.contains("strata_"):
+                return StrataError(
+                    .incompatibleStore,
+                    text + "; the store lacks the functions of this version of Strata, which it gains the first time "
+                        + "this version opens it for writing (not read-only)")
             case "42703", "42P01":
                 return StrataError(
                     .incompatibleStore,

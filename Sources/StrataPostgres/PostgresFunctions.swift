@@ -11,33 +11,41 @@ import StrataCore
 /// // "library".strata_integer('*', t0."pages", $1, -2147483648, 2147483647) > $2
 /// ```
 enum PostgresFunctions {
-    static func unwrap(namespace: String) -> String { "\(quote(namespace)).strata_unwrap" }
-    static func integer(namespace: String) -> String { "\(quote(namespace)).strata_integer" }
-    static func real(namespace: String) -> String { "\(quote(namespace)).strata_real" }
-    static func sum(namespace: String) -> String { "\(quote(namespace)).strata_sum" }
-    static func writeLock(namespace: String) -> String { "\(quote(namespace)).strata_write_lock" }
+    // Each version of the functions has names of its own, so servers of
+    // several versions sharing one store each call their own definitions.
+    static func unwrap(namespace: String, version: String = version) -> String { "\(quote(namespace)).strata_unwrap_\(version)" }
+    static func integer(namespace: String, version: String = version) -> String { "\(quote(namespace)).strata_integer_\(version)" }
+    static func real(namespace: String, version: String = version) -> String { "\(quote(namespace)).strata_real_\(version)" }
+    static func sum(namespace: String, version: String = version) -> String { "\(quote(namespace)).strata_sum_\(version)" }
+    static func writeLock(namespace: String, version: String = version) -> String {
+        "\(quote(namespace)).strata_write_lock_\(version)"
+    }
+
+    /// The write lock's signature, to look it up in the catalog.
+    static func writeLockSignature(namespace: String) -> String { writeLock(namespace: namespace) + "(bigint, text)" }
 
     /// The SQLSTATE `strata_write_lock` raises when the store's schema
     /// changed since the writer opened it.
     static let schemaChangedState = "SR001"
 
-    /// Names this version of the functions: a store records it, and opening
-    /// a store that records another creates them again.
-    static let fingerprint: String = {
+    /// Names this version of the functions (a hash of their definitions):
+    /// opening a store that lacks them creates them beside any others.
+    static let version: String = {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in createStatements(namespace: "").joined(separator: "\n").utf8 {
+        for byte in createStatements(namespace: "", version: "").joined(separator: "\n").utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
-        return String(hash, radix: 16)
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }()
 
-    static func createStatements(namespace: String) -> [String] {
+    static func createStatements(namespace: String, version: String = version) -> [String] {
         let overflow = sqlTextLiteral(CheckedArithmetic.overflowMessage)
         let division = sqlTextLiteral(CheckedArithmetic.divisionByZeroMessage)
         let notANumber = sqlTextLiteral(CheckedArithmetic.notANumberMessage)
         return [
             """
-            CREATE OR REPLACE FUNCTION \(unwrap(namespace: namespace))(value anyelement) RETURNS anyelement \
+            CREATE OR REPLACE FUNCTION \(unwrap(namespace: namespace, version: version))(value anyelement) RETURNS anyelement \
             LANGUAGE plpgsql AS $$
             BEGIN
                 IF value IS NULL THEN RAISE EXCEPTION USING MESSAGE = \(sqlTextLiteral(UnwrapFunction.message)); END IF;
@@ -45,7 +53,7 @@ enum PostgresFunctions {
             END $$
             """,
             """
-            CREATE OR REPLACE FUNCTION \(integer(namespace: namespace))(op text, a bigint, b bigint, low bigint, high bigint) \
+            CREATE OR REPLACE FUNCTION \(integer(namespace: namespace, version: version))(op text, a bigint, b bigint, low bigint, high bigint) \
             RETURNS bigint LANGUAGE plpgsql AS $$
             DECLARE r numeric;
             BEGIN
@@ -61,7 +69,7 @@ enum PostgresFunctions {
             // IEEE 754 where PostgreSQL raises instead: division by zero gives an
             // infinity, overflow an infinity, underflow zero.
             """
-            CREATE OR REPLACE FUNCTION \(real(namespace: namespace))(op text, a float8, b float8, is_float boolean) \
+            CREATE OR REPLACE FUNCTION \(real(namespace: namespace, version: version))(op text, a float8, b float8, is_float boolean) \
             RETURNS float8 LANGUAGE plpgsql AS $$
             DECLARE r float8;
             BEGIN
@@ -88,7 +96,7 @@ enum PostgresFunctions {
             // A sum as Swift computes it: PostgreSQL sums `bigint` exactly, as
             // `numeric`, and the total must fit `Int64`; a `float8` sum is as is.
             """
-            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace))(total numeric) RETURNS bigint \
+            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace, version: version))(total numeric) RETURNS bigint \
             LANGUAGE plpgsql IMMUTABLE AS $$
             BEGIN
                 IF total < -9223372036854775808 OR total > 9223372036854775807 THEN
@@ -98,13 +106,13 @@ enum PostgresFunctions {
             END $$
             """,
             """
-            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace))(total float8) RETURNS float8 \
+            CREATE OR REPLACE FUNCTION \(sum(namespace: namespace, version: version))(total float8) RETURNS float8 \
             LANGUAGE sql IMMUTABLE AS $$ SELECT total $$
             """,
             // The write lock, then the recorded schema read afresh (a volatile
             // function's statements see what committed while it waited).
             """
-            CREATE OR REPLACE FUNCTION \(writeLock(namespace: namespace))(lock_key bigint, expected text) RETURNS void \
+            CREATE OR REPLACE FUNCTION \(writeLock(namespace: namespace, version: version))(lock_key bigint, expected text) RETURNS void \
             LANGUAGE plpgsql VOLATILE AS $$
             BEGIN
                 PERFORM pg_advisory_xact_lock(lock_key);

@@ -107,13 +107,14 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             }
             let exists = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(layout.metadataTable)])
             if let cell = exists.first?.first, try PostgresSession.integer(cell) == 1 {
-                // Functions a newer version added or changed, before a migration's stages use them.
+                // This version's functions, when the store lacks them, before a
+                // migration's stages use them; other versions' stay for their servers.
                 if !readOnly {
-                    let recorded = try session.rows(
-                        "SELECT value FROM \(layout.metadataTable) WHERE key = 'functions'").first?.first { _ in true }
-                    if try recorded.map(PostgresSession.value) != .text(PostgresFunctions.fingerprint) {
+                    let present = try session.rows(
+                        "SELECT (to_regprocedure($1) IS NOT NULL)::int4",
+                        [.text(PostgresFunctions.writeLockSignature(namespace: layout.namespace))]).first?.first
+                    if try present.flatMap(PostgresSession.integer) != 1 {
                         for statement in PostgresFunctions.createStatements(namespace: layout.namespace) { try session.execute(statement) }
-                        try recordFunctions(layout, in: session)
                     }
                 }
                 return try openExisting(
@@ -130,17 +131,8 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
                 try session.execute("INSERT INTO \(layout.metadataTable) (key, value) VALUES ($1, $2)", [.text(key), .text(value)])
             }
             try recordSchema(schema, layout, in: session)
-            try recordFunctions(layout, in: session)
             return Opened(identifier: identifier, fingerprint: schema.fingerprint)
         }
-    }
-
-    /// Records which version of the store's functions the namespace holds.
-    private static func recordFunctions(_ layout: PostgresLayout, in session: PostgresSession) throws(StrataError) {
-        try session.execute("""
-            INSERT INTO \(layout.metadataTable) (key, value) VALUES ('functions', $1) \
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            """, [.text(PostgresFunctions.fingerprint)])
     }
 
     /// A 64-bit FNV-1a hash: the same advisory lock number in every process.
