@@ -73,7 +73,8 @@ package enum ObjectGraph {
         backing.ensureRelations(count: ordinal + 1)
         if case .toMany(let members) = backing.relations[ordinal] {
             // A member deleted and saved (under `.noAction`, say) has no row any more.
-            guard members.contains(where: { $0.persistentBacking.state == .invalidated }) else { return members }
+            guard backing.contextToken?.hasInvalidatedObjects != false,
+                  members.contains(where: { $0.persistentBacking.state == .invalidated }) else { return members }
             let live = members.filter { $0.persistentBacking.state != .invalidated }
             backing.relations[ordinal] = .toMany(live)
             return live

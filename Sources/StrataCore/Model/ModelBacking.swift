@@ -56,6 +56,9 @@ package final class ContextToken {
     package var recordsChanges = false
     /// Whether the context records changes for undo.
     package var recordsUndo = false
+    /// Whether one of the context's objects was ever invalidated (deleted and
+    /// saved, or reset): until then, loaded to-many members need no check.
+    package var hasInvalidatedObjects = false
 
     package init() {}
 
@@ -364,6 +367,7 @@ public struct ModelBacking {
     /// merged, its insertion rolled back, or the context reset. It keeps the
     /// values it had, but has no context and no loaded relationships.
     package func invalidate() {
+        contextToken?.hasInvalidatedObjects = true
         state = .invalidated
         relations = []
         faultBatch = nil
