@@ -201,6 +201,10 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     }
 }
 
+/// What a statement that gave up waiting for a lock (SQLSTATE 55P03) carries as
+/// its underlying error, so a migration knows to roll back and try again.
+struct PostgresLockTimeout: Error, Sendable {}
+
 /// A value bound to a statement: a stored value, or a list of keys bound as one
 /// binary `bigint[]`. A bound array is a constant when the statement is
 /// planned, so `pk = ANY($1)` is a hash lookup however long the list is (a
@@ -341,8 +345,7 @@ struct PostgresSession {
             let text = "PostgreSQL: \(message)" + (state.map { " (SQLSTATE \($0))" } ?? "") + ", \(doing)"
             switch state {
             case "23505": return StrataError(.uniquenessConflict, text)
-            // Only migrations set a lock timeout.
-            case "55P03": return StrataError(PostgresStore.lockWaitTimedOut, text)
+            case "55P03": return StrataError(.postgres, text, underlyingError: PostgresLockTimeout())
             case "23503", "23502", "23514": return StrataError(.validation, text)
             case "P0001":
                 if let failure = CheckedArithmetic.failure(forMessage: message) { return failure }

@@ -47,9 +47,12 @@ extension PostgresLayout {
     struct ForeignKey: Sendable {
         /// Qualified and quoted.
         let table: String
+        /// As named in the schema (to find it in the catalog).
+        let tableName: String
         let column: String
         /// Qualified and quoted.
         let referenced: String
+        let referencedName: String
         let action: String
         let isDeferred: Bool
 
@@ -186,14 +189,15 @@ extension PostgresLayout {
                 // the destination row goes, as in the SQLite store.
                 guard let action = schema.deleteRule(ofToOneAt: ordinal, of: entity).foreignKeyAction else { continue }
                 keys.append(ForeignKey(
-                    table: entities[entity.index].table, column: relationship.name, referenced: entities[destination.index].table,
-                    action: action, isDeferred: true))
+                    table: entities[entity.index].table, tableName: entity.name, column: relationship.name,
+                    referenced: entities[destination.index].table, referencedName: destination.name, action: action, isDeferred: true))
             }
         }
         for join in joinTables {
             for (column, entity) in [("source", join.source), ("target", join.target)] {
                 keys.append(ForeignKey(
-                    table: qualified(join.name), column: column, referenced: qualified(entity), action: "CASCADE", isDeferred: false))
+                    table: qualified(join.name), tableName: join.name, column: column, referenced: qualified(entity),
+                    referencedName: entity, action: "CASCADE", isDeferred: false))
             }
         }
         return keys

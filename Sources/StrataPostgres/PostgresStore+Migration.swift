@@ -95,7 +95,7 @@ extension PostgresStore {
                 steps, from: stored, fingerprint: fingerprint, layout: layout, description: description, identifier: identifier,
                 options: options, progress: opening.migrationProgress, in: session)
         } catch {
-            if error.code != lockWaitTimedOut {
+            if !isLockTimeout(error) {
                 logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
             }
             throw error
@@ -103,9 +103,12 @@ extension PostgresStore {
         return Opened(identifier: identifier, fingerprint: steps.last?.target.fingerprint ?? fingerprint, migratedSteps: steps.map(\.label))
     }
 
-    /// Thrown when a migration waited longer than its lock timeout for a
-    /// table: the opening transaction rolls back and the opening runs again.
-    static let lockWaitTimedOut = StrataError.Code(rawValue: "postgresLockWaitTimedOut")
+    /// Whether a statement gave up waiting for a lock (a migration's
+    /// `lock_timeout`): the opening transaction rolls back and runs again.
+    static func isLockTimeout(_ error: StrataError) -> Bool {
+        if error.underlyingError is PostgresLockTimeout { return true }
+        return (error.underlyingError as? StrataError).map(isLockTimeout) ?? false
+    }
 
     /// Runs `open` until it returns, or fails otherwise than by a migration's
     /// lock wait, or has run `attempts` times: between attempts, a pause that
@@ -115,7 +118,7 @@ extension PostgresStore {
         while true {
             do {
                 return try open()
-            } catch where error.code == lockWaitTimedOut {
+            } catch where isLockTimeout(error) {
                 guard attempt < attempts else {
                     throw StrataError(
                         .migrationFailed,
@@ -177,7 +180,7 @@ extension PostgresStore {
                     try checkDeferredConstraints(in: session)
                     advance("ran didMigrate")
                 }
-            } catch let error as StrataError where error.code == .migrationFailed || error.code == lockWaitTimedOut {
+            } catch let error as StrataError where error.code == .migrationFailed || isLockTimeout(error) {
                 throw error
             } catch {
                 throw StrataError(.migrationFailed, "The migration step \(step.label) failed: \(error)", underlyingError: SendableDescription(error))

@@ -97,3 +97,126 @@ struct PostgresMigrationForeignKeyTests {
         }
     }
 }
+
+/// A writer's works, whose delete rule and year change between versions.
+enum KeyShelfV1: VersionedSchema {
+    static let versionIdentifier = Schema.Version(1, 0, 0)
+    static var models: [any PersistentModel.Type] { [Writer.self, Work.self] }
+    @Model final class Writer {
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Work.writer) var works: [Work] = []
+        init(name: String) { self.name = name }
+    }
+    @Model final class Work {
+        var title: String
+        var year: Int
+        var writer: Writer?
+        init(title: String, year: Int) {
+            self.title = title
+            self.year = year
+        }
+    }
+}
+
+/// Works no longer go with their writer: the store keeps no foreign key for it.
+enum KeyShelfNoAction: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Writer.self, Work.self] }
+    @Model final class Writer {
+        var name: String
+        @Relationship(deleteRule: .noAction, inverse: \Work.writer) var works: [Work] = []
+        init(name: String) { self.name = name }
+    }
+    @Model final class Work {
+        var title: String
+        var year: Int
+        var writer: Writer?
+        init(title: String, year: Int) {
+            self.title = title
+            self.year = year
+        }
+    }
+}
+
+/// The year becomes text: the works' table is rebuilt.
+enum KeyShelfTextYear: VersionedSchema {
+    static let versionIdentifier = Schema.Version(2, 0, 0)
+    static var models: [any PersistentModel.Type] { [Writer.self, Work.self] }
+    @Model final class Writer {
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Work.writer) var works: [Work] = []
+        init(name: String) { self.name = name }
+    }
+    @Model final class Work {
+        var title: String
+        var year: String
+        var writer: Writer?
+        init(title: String, year: String) {
+            self.title = title
+            self.year = year
+        }
+    }
+}
+
+@Suite(.enabled(if: persistentStoreKinds.contains(.postgres), "needs a PostgreSQL server: set STRATA_POSTGRES_URL"))
+struct PostgresMigrationForeignKeyRuleTests {
+    private func shelf(_ name: String) async throws -> (PostgresStoreDescription, PostgresConnectionPool) {
+        let server = try #require(postgresServer(for: URL(fileURLWithPath: "/foreign-keys/\(name)")))
+        try? server.destroyStore()
+        let v1 = try PersistentContainer(name: "Shelf", schema: Schema(versionedSchema: KeyShelfV1.self))
+        v1.storeDescriptions = [.postgres(server)]
+        try await v1.loadPersistentStores()
+        try v1.perform { context in
+            let writer = KeyShelfV1.Writer(name: "Le Guin")
+            context.insert(writer)
+            writer.works = [KeyShelfV1.Work(title: "The Dispossessed", year: 1974), KeyShelfV1.Work(title: "Lavinia", year: 2008)]
+            try context.save()
+        }
+        try v1.persistentStoreCoordinator.close()
+        return (server, try PostgresConnectionPool(description: server))
+    }
+
+    /// `table.column → referenced (action)` for every foreign key of the namespace.
+    private func keys(_ server: PostgresStoreDescription, _ pool: PostgresConnectionPool) throws -> [String] {
+        try pool.withSession { session throws(StrataError) in
+            try session.rows("""
+                SELECT t.relname || '.' || a.attname || ' → ' || r.relname || ' (' || c.confdeltype::text || ')' \
+                FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid \
+                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
+                WHERE c.contype = 'f' AND t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) ORDER BY 1
+                """, [.text(server.schemaName)]).map { row throws(StrataError) in
+                if case .text(let line) = try PostgresSession.value(Array(row)[0]) { line } else { "" }
+            }
+        }
+    }
+
+    @Test func aKeyTheNewSchemaNoLongerWantsGoesFromATableChangedInPlace() async throws {
+        let (server, pool) = try await shelf("no-action")
+        defer { pool.close(); try? server.destroyStore() }
+        #expect(try keys(server, pool) == ["Work.writer → Writer (c)"])
+        let v2 = try PersistentContainer(name: "Shelf", schema: Schema(versionedSchema: KeyShelfNoAction.self))
+        v2.storeDescriptions = [.postgres(server)]
+        try await v2.loadPersistentStores()
+        #expect(try keys(server, pool) == [], "no cascade left behind for a rule that no longer asks for one")
+    }
+
+    @Test func anAppsKeyOnARebuiltTableComesBackPointingAtItsNewTable() async throws {
+        let (server, pool) = try await shelf("rebuilt")
+        defer { pool.close(); try? server.destroyStore() }
+        let namespace = "\"\(server.schemaName)\""
+        try pool.withTransaction { session throws(StrataError) in
+            try session.execute("CREATE TABLE \(namespace).awards (name TEXT PRIMARY KEY, work BIGINT)")
+            try session.execute("INSERT INTO \(namespace).awards SELECT 'Hugo', pk FROM \(namespace).\"Work\" WHERE title = 'The Dispossessed'")
+            try session.execute("""
+                ALTER TABLE \(namespace).awards ADD CONSTRAINT award_for_a_work FOREIGN KEY (work) REFERENCES \(namespace)."Work"(pk) \
+                ON DELETE CASCADE
+                """)
+        }
+        let v2 = try PersistentContainer(name: "Shelf", schema: Schema(versionedSchema: KeyShelfTextYear.self))
+        v2.storeDescriptions = [.postgres(server)]
+        try await v2.loadPersistentStores()
+        #expect(try keys(server, pool) == ["Work.writer → Writer (c)", "awards.work → Work (c)"].sorted())
+        let years = try v2.perform { try $0.fetch(FetchRequest<KeyShelfTextYear.Work>(sortBy: [SortDescriptor(\.title)])).map(\.year) }
+        #expect(years == ["2008", "1974"])
+    }
+}
