@@ -55,7 +55,8 @@ public struct PostgresStoreDescription: Sendable, Hashable {
     }
 
     /// A description from a connection URL:
-    /// `postgres://user[:password]@host[:port]/database[?schema=name&sslmode=disable|prefer|require&pool=n]`
+    /// `postgres://user[:password]@host[:port]/database[?schema=name&sslmode=disable|prefer|require&pool=n]`,
+    /// also `migration_lock_timeout=5s` (or `500ms`) and `migration_attempts=n`
     /// (`postgresql://` too; user and password percent-encoded). Anything it
     /// cannot read fails with `.invalidStoreLocation`, naming the part.
     public init(url text: String) throws(StrataError) {
@@ -86,10 +87,34 @@ public struct PostgresStoreDescription: Sendable, Hashable {
             case "pool":
                 guard let size = Int(value), size > 0 else { throw refuse("has pool \(value); use a positive number") }
                 maximumConnections = size
+            case "migration_lock_timeout":
+                guard let timeout = Self.duration(value) else {
+                    throw refuse("has migration_lock_timeout \(value); use milliseconds or seconds, as 500ms or 5s")
+                }
+                migrationLockTimeout = timeout
+            case "migration_attempts":
+                guard let attempts = Int(value), attempts > 0 else {
+                    throw refuse("has migration_attempts \(value); use a positive number")
+                }
+                migrationAttempts = attempts
             default:
                 throw refuse("has an option Strata does not know: \(item.name)")
             }
         }
+    }
+
+    /// A positive duration written as `500ms` or `5s`.
+    private static func duration(_ text: String) -> Duration? {
+        let milliseconds: Int64?
+        if text.hasSuffix("ms") {
+            milliseconds = Int64(text.dropLast(2))
+        } else if text.hasSuffix("s"), let seconds = Int64(text.dropLast()), seconds <= Int64.max / 1000 {
+            milliseconds = seconds * 1000
+        } else {
+            milliseconds = nil
+        }
+        guard let milliseconds, milliseconds > 0 else { return nil }
+        return .milliseconds(milliseconds)
     }
 
     /// A schema name that needs no quoting rules beyond double quotes:
