@@ -245,9 +245,17 @@ extension PostgresStore {
                 } else {
                     updated = try updateRows(Array(chunk), types: types, shape: (shape.entityIndex, shape.columns, shape.versioned), in: session)
                 }
-                var positionByKey: [Int64: Int] = [:]
+                // A row named twice is updated once, and both updates take its version.
+                var positionByKey: [Int64: Int] = [:], laterPositions: [Int64: [Int]] = [:]
                 positionByKey.reserveCapacity(range.count)
-                for position in positions[range] { positionByKey[request.updates[position].primaryKey] = position }
+                for position in positions[range] {
+                    let key = request.updates[position].primaryKey
+                    if positionByKey[key] == nil {
+                        positionByKey[key] = position
+                    } else {
+                        laterPositions[key, default: []].append(position)
+                    }
+                }
                 for row in updated {
                     var cells = row.makeIterator()
                     guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
@@ -255,6 +263,7 @@ extension PostgresStore {
                           let position = positionByKey[key]
                     else { continue }
                     versions[position] = version
+                    for later in laterPositions[key] ?? [] { versions[later] = version }
                 }
             }
         }
