@@ -176,12 +176,10 @@ extension PostgresStore {
         }
         var resolved: [[StoredValue]] = []
         resolved.reserveCapacity(request.updates.count)
-        // Positions in the request by shape; neighbours mostly share one, so
-        // the dictionary is consulted only when the shape changes.
+        // Positions in the request by shape, the shapes in order of first use.
         var shapes: [Shape] = []
         var groups: [[Int]] = []
         var groupOfShape: [Shape: Int] = [:]
-        var previous = -1
         for (position, update) in request.updates.enumerated() {
             var values = update.values
             for reference in update.pendingReferences {
@@ -190,19 +188,11 @@ extension PostgresStore {
                 values[column] = .integer(key)
             }
             resolved.append(values)
-            let versioned = update.expectedVersion != nil
-            if previous >= 0, shapes[previous].entityIndex == update.entityIndex, shapes[previous].versioned == versioned,
-               shapes[previous].columns == update.columns {
-                groups[previous].append(position)
-                continue
-            }
-            let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: versioned)
+            let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: update.expectedVersion != nil)
             if let group = groupOfShape[shape] {
                 groups[group].append(position)
-                previous = group
             } else {
-                previous = groups.count
-                groupOfShape[shape] = previous
+                groupOfShape[shape] = groups.count
                 shapes.append(shape)
                 groups.append([position])
             }

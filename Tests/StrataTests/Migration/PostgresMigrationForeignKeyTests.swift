@@ -9,28 +9,17 @@ import Testing
 struct PostgresMigrationForeignKeyTests {
     /// The foreign keys of a store's namespace, as `table.constraint#oid`.
     private func foreignKeys(_ server: PostgresStoreDescription, pool: PostgresConnectionPool) throws -> [String] {
-        try pool.withSession { session throws(StrataError) in
-            try session.rows("""
-                SELECT t.relname || '.' || c.conname || '#' || c.oid::text FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid \
-                WHERE c.contype = 'f' AND t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) ORDER BY 1
-                """, [.text(server.schemaName)]).map { row throws(StrataError) in "\(try PostgresSession.value(Array(row)[0]))" }
-        }
+        try postgresForeignKeys(of: server, in: pool, line: "t.relname || '.' || c.conname || '#' || c.oid::text")
     }
 
     @Test func aTableChangedInPlaceKeepsItsForeignKeysUnread() async throws {
         let directory = TemporaryDirectory()
-        let server = try #require(postgresServer(for: directory.file("Notes.sqlite")))
-        try? server.destroyStore()
-        let v1 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV1.self))
-        v1.storeDescriptions = [.postgres(server)]
-        try await v1.loadPersistentStores()
-        try v1.perform { context in
+        let server = try await freshPostgresStore(at: directory.file("Notes.sqlite"), schema: Schema(versionedSchema: NotesV1.self)) {
+            context in
             let folder = NotesV1.Folder(name: "inbox")
             context.insert(folder)
             for index in 0..<5 { folder.notes.append(NotesV1.Note(title: "note \(index)", body: "body")) }
-            try context.save()
         }
-        try v1.persistentStoreCoordinator.close()
         let pool = try PostgresConnectionPool(description: server)
         defer { pool.close() }
         let before = try foreignKeys(server, pool: pool)
@@ -49,17 +38,10 @@ struct PostgresMigrationForeignKeyTests {
 
     @Test func aForeignKeyAddedOutsideStrataIsKeptOnItsRenamedColumn() async throws {
         let directory = TemporaryDirectory()
-        let url = directory.file("Notes.sqlite")
-        let server = try #require(postgresServer(for: url))
-        try? server.destroyStore()
-        let v1 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV1.self))
-        v1.storeDescriptions = [.postgres(server)]
-        try await v1.loadPersistentStores()
-        try v1.perform { context in
+        let server = try await freshPostgresStore(at: directory.file("Notes.sqlite"), schema: Schema(versionedSchema: NotesV1.self)) {
+            context in
             for index in 0..<5 { context.insert(NotesV1.Note(title: "note \(index)", body: "kind \(index % 2)")) }
-            try context.save()
         }
-        try v1.persistentStoreCoordinator.close()
 
         // The app's own table of kinds, which every note's body must name.
         let namespace = "\"\(server.schemaName)\""
@@ -161,33 +143,20 @@ enum KeyShelfTextYear: VersionedSchema {
 @Suite(.enabled(if: persistentStoreKinds.contains(.postgres), "needs a PostgreSQL server: set STRATA_POSTGRES_URL"))
 struct PostgresMigrationForeignKeyRuleTests {
     private func shelf(_ name: String) async throws -> (PostgresStoreDescription, PostgresConnectionPool) {
-        let server = try #require(postgresServer(for: URL(fileURLWithPath: "/foreign-keys/\(name)")))
-        try? server.destroyStore()
-        let v1 = try PersistentContainer(name: "Shelf", schema: Schema(versionedSchema: KeyShelfV1.self))
-        v1.storeDescriptions = [.postgres(server)]
-        try await v1.loadPersistentStores()
-        try v1.perform { context in
+        let server = try await freshPostgresStore(
+            at: URL(fileURLWithPath: "/foreign-keys/\(name)"), schema: Schema(versionedSchema: KeyShelfV1.self)
+        ) { context in
             let writer = KeyShelfV1.Writer(name: "Le Guin")
             context.insert(writer)
             writer.works = [KeyShelfV1.Work(title: "The Dispossessed", year: 1974), KeyShelfV1.Work(title: "Lavinia", year: 2008)]
-            try context.save()
         }
-        try v1.persistentStoreCoordinator.close()
         return (server, try PostgresConnectionPool(description: server))
     }
 
     /// `table.column → referenced (action)` for every foreign key of the namespace.
     private func keys(_ server: PostgresStoreDescription, _ pool: PostgresConnectionPool) throws -> [String] {
-        try pool.withSession { session throws(StrataError) in
-            try session.rows("""
-                SELECT t.relname || '.' || a.attname || ' → ' || r.relname || ' (' || c.confdeltype::text || ')' \
-                FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid \
-                JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
-                WHERE c.contype = 'f' AND t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = $1) ORDER BY 1
-                """, [.text(server.schemaName)]).map { row throws(StrataError) in
-                if case .text(let line) = try PostgresSession.value(Array(row)[0]) { line } else { "" }
-            }
-        }
+        try postgresForeignKeys(
+            of: server, in: pool, line: "t.relname || '.' || a.attname || ' → ' || r.relname || ' (' || c.confdeltype::text || ')'")
     }
 
     @Test func aKeyTheNewSchemaNoLongerWantsGoesFromATableChangedInPlace() async throws {

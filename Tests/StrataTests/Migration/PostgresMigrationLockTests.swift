@@ -10,18 +10,9 @@ import Testing
 struct PostgresMigrationLockTests {
     /// A store of version 1 with a few notes, and its server description.
     private func versionOneStore(_ directory: TemporaryDirectory) async throws -> PostgresStoreDescription {
-        let url = directory.file("Notes.sqlite")
-        let server = try #require(postgresServer(for: url))
-        try? server.destroyStore()
-        let v1 = try PersistentContainer(name: "Notes", schema: Schema(versionedSchema: NotesV1.self))
-        v1.storeDescriptions = [.postgres(server)]
-        try await v1.loadPersistentStores()
-        try v1.perform { context in
+        try await freshPostgresStore(at: directory.file("Notes.sqlite"), schema: Schema(versionedSchema: NotesV1.self)) { context in
             for index in 0..<20 { context.insert(NotesV1.Note(title: "note \(index)", body: "body \(index)")) }
-            try context.save()
         }
-        try v1.persistentStoreCoordinator.close()
-        return server
     }
 
     private func versionTwo(_ server: PostgresStoreDescription) throws -> PersistentContainer {
