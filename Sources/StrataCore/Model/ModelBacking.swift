@@ -460,15 +460,23 @@ public struct ModelBacking {
     /// accessor meets such a value only when a fault fired inside it (a
     /// relationship followed, a batched fetch read on). The error is reported
     /// to the context's `logError` and the log, and the accessor returns the
-    /// type's empty value: zero, `false`, `""`, empty data, the reference
-    /// date, the nil UUID, `about:blank`. A type without one (an enum or a
-    /// `Codable` value) stops the process with the same message; declare such
-    /// properties optional where other programs write the store, and they read
-    /// as `nil`. Nothing is written back unless the property is assigned.
+    /// property's declared initial value (`var status: Status = .draft`), else
+    /// the type's empty value (zero, `false`, `""`, an empty collection, empty
+    /// data, the reference date, the nil UUID, `about:blank`), else a
+    /// `CaseIterable` enum's first case. A type with none of these (another
+    /// enum, a `Codable` struct) stops the process with the same message:
+    /// give such properties an initial value, or declare them optional, where
+    /// other programs write the store. Nothing is written back unless the
+    /// property is assigned.
     @usableFromInline package func unreadableValue<V>(at ordinal: Int, as type: V.Type) -> V {
         let error = unreadableValueError(at: ordinal, as: V.self)
         coordinator?.report(error)
-        if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
+        let entity = entity
+        if let value = fallbackValue(
+            as: V.self, declared: entity.flatMap { ordinal < $0.defaultValues.count ? $0.defaultValues[ordinal] : nil },
+            reader: entity.flatMap { ordinal < $0.valueReaders.count ? $0.valueReaders[ordinal] : nil }) {
+            return value
+        }
         preconditionFailure("Strata: \(error.message)")
     }
 

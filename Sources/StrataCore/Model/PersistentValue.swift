@@ -236,6 +236,19 @@ package protocol EmptyPersistentValue {
     static var emptyValue: Self { get }
 }
 
+/// What a read that cannot throw returns for a stored value it cannot read as
+/// `V`: the property's declared initial value (`declared`, read by `reader`),
+/// else the type's empty value, else an enum's first case; nil when `V` has
+/// none of these.
+package func fallbackValue<V>(as type: V.Type, declared: StoredValue?, reader: StoredValueReader?) -> V? {
+    if let declared, let value = reader?.decode(declared) as? V { return value }
+    if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
+    if let cases = V.self as? any CaseIterable.Type { return firstCase(of: cases) as? V }
+    return nil
+}
+
+private func firstCase<C: CaseIterable>(of type: C.Type) -> C? { type.allCases.first }
+
 extension Bool: EmptyPersistentValue { package static var emptyValue: Bool { false } }
 extension Int: EmptyPersistentValue { package static var emptyValue: Int { 0 } }
 extension Int8: EmptyPersistentValue { package static var emptyValue: Int8 { 0 } }
@@ -253,3 +266,6 @@ extension Date: EmptyPersistentValue { package static var emptyValue: Date { Dat
 extension UUID: EmptyPersistentValue { package static var emptyValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
 extension URL: EmptyPersistentValue { package static var emptyValue: URL { URL(string: "about:blank")! } }
 extension Decimal: EmptyPersistentValue { package static var emptyValue: Decimal { 0 } }
+extension Array: EmptyPersistentValue { package static var emptyValue: Array { [] } }
+extension Set: EmptyPersistentValue { package static var emptyValue: Set { [] } }
+extension Dictionary: EmptyPersistentValue { package static var emptyValue: Dictionary { [:] } }

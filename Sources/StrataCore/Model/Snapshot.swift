@@ -48,77 +48,66 @@ public struct Snapshot<Model: PersistentModel>: Sendable {
         self.related = related
     }
 
-    private func stored(_ keyPath: AnyKeyPath) -> StoredValue {
+    private func ordinal(_ keyPath: AnyKeyPath) -> Int {
         guard let ordinal = ordinals[AnyKeyPathBox(keyPath)] else {
             preconditionFailure("Strata: \(keyPath) is not a persistent property of \(Model.entityName)")
         }
-        return values[ordinal]
+        return ordinal
+    }
+
+    private func stored(_ keyPath: AnyKeyPath) -> StoredValue {
+        values[ordinal(keyPath)]
     }
 
     private func relatedIDs(_ keyPath: AnyKeyPath) -> [ObjectID] {
-        guard let ordinal = ordinals[AnyKeyPathBox(keyPath)] else {
-            preconditionFailure("Strata: \(keyPath) is not a relationship of \(Model.entityName)")
-        }
-        return related[ordinal]
+        related[ordinal(keyPath)]
     }
 
-    private func failure(_ keyPath: AnyKeyPath, _ type: Any.Type) -> Never {
-        preconditionFailure("Strata: the snapshot value of \(keyPath) cannot be read as \(type)")
+    /// What the object's accessor reads for a value it cannot read as `V` (one
+    /// another program wrote, or a row that was gone): see
+    /// ``ModelBacking/unreadableValue(at:as:)``. An optional reads `nil`.
+    private func unreadable<V>(_ keyPath: AnyKeyPath, as type: V.Type) -> V {
+        let property = Model.schemaProperties[ordinal(keyPath)]
+        guard let value = fallbackValue(as: V.self, declared: property.defaultValue, reader: property.valueReader) else {
+            preconditionFailure("Strata: the snapshot value of \(keyPath) cannot be read as \(type)")
+        }
+        return value
     }
 
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
-        guard let value = V(storedValue: stored(keyPath)) else {
-            // A value another program wrote, or an object whose row was gone:
-            // the type's empty value, as the object's accessor reads it.
-            if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
-            failure(keyPath, V.self)
-        }
-        return value
+        V(storedValue: stored(keyPath)) ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
         let stored = stored(keyPath)
         if stored.isNull { return nil }
-        // Unreadable, as the object's accessor reads it: nil.
         return V(storedValue: stored)
     }
 
     public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V>) -> V where V.RawValue: PersistentValue {
-        guard let raw = V.RawValue(storedValue: stored(keyPath)), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
-        return value
+        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:)) ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? where V.RawValue: PersistentValue {
-        let stored = stored(keyPath)
-        if stored.isNull { return nil }
-        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
-        return value
+        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:))
     }
 
     public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V
     where V.RawValue: PersistentValue {
-        guard let raw = V.RawValue(storedValue: stored(keyPath)), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
-        return value
+        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:)) ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V?
     where V.RawValue: PersistentValue {
-        let stored = stored(keyPath)
-        if stored.isNull { return nil }
-        guard let raw = V.RawValue(storedValue: stored), let value = V(rawValue: raw) else { failure(keyPath, V.self) }
-        return value
+        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:))
     }
 
     public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
-        guard let value = JSONValueCoding.decodeStored(stored(keyPath), as: V.self) else { failure(keyPath, V.self) }
-        return value
+        JSONValueCoding.decodeStored(stored(keyPath), as: V.self) ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
-        let stored = stored(keyPath)
-        if stored.isNull { return nil }
-        guard let value = JSONValueCoding.decodeStored(stored, as: V.self) else { failure(keyPath, V.self) }
-        return value
+        JSONValueCoding.decodeStored(stored(keyPath), as: V.self)
     }
 
     /// A to-one relationship, as the related object's ID.
