@@ -452,48 +452,6 @@ public struct ModelBacking {
         let properties = modelType.schemaProperties
         return ordinal < properties.count ? "\(modelType.entityName).\(properties[ordinal].name)" : "\(modelType.entityName)#\(ordinal)"
     }
-
-    /// What a property accessor, which cannot throw, returns for a stored
-    /// value it cannot read as `V`.
-    ///
-    /// Fetches check every row they load and throw `.valueConversion`, so an
-    /// accessor meets such a value only when a fault fired inside it (a
-    /// relationship followed, a batched fetch read on). The error is reported
-    /// to the context's `logError` and the log, and the accessor returns the
-    /// property's declared initial value (`var status: Status = .draft`), else
-    /// the type's empty value (zero, `false`, `""`, an empty collection, empty
-    /// data, the reference date, the nil UUID, `about:blank`), else a
-    /// `CaseIterable` enum's first case. A type with none of these (another
-    /// enum, a `Codable` struct) stops the process with the same message:
-    /// give such properties an initial value, or declare them optional, where
-    /// other programs write the store. Nothing is written back unless the
-    /// property is assigned.
-    @usableFromInline package func unreadableValue<V>(at ordinal: Int, as type: V.Type) -> V {
-        let error = unreadableValueError(at: ordinal, as: V.self)
-        coordinator?.report(error)
-        let entity = entity
-        if let value = fallbackValue(
-            as: V.self, declared: entity.flatMap { ordinal < $0.defaultValues.count ? $0.defaultValues[ordinal] : nil },
-            reader: entity.flatMap { ordinal < $0.valueReaders.count ? $0.valueReaders[ordinal] : nil }) {
-            return value
-        }
-        preconditionFailure("Strata: \(error.message)")
-    }
-
-    /// ``unreadableValue(at:as:)`` for an optional property: reported, and read as `nil`.
-    @usableFromInline package func unreadableOptional<V>(at ordinal: Int, as type: V.Type) -> V? {
-        coordinator?.report(unreadableValueError(at: ordinal, as: V.self))
-        return nil
-    }
-
-    private func unreadableValueError(at ordinal: Int, as type: Any.Type) -> StrataError {
-        let values = values
-        let value = ordinal < values.count ? values[ordinal] : .null
-        return StrataError(
-            .valueConversion,
-            "\(propertyName(at: ordinal)) of \(objectID) holds \(value.kindDescription) \(value), which cannot be read as \(type)",
-            entityName: entity?.name, propertyName: entity.map { $0.properties[ordinal].name }, objectIDs: [objectID])
-    }
 }
 
 /// The allocation behind a ``ModelBacking``: its fields as the header, one
