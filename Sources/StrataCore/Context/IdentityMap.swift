@@ -149,7 +149,9 @@ private final class Page: ManagedBuffer<Int, (any PersistentModel)?> {
         _ = withUnsafeMutablePointerToElements { $0.deinitialize(count: Self.slotCount) }
     }
 
-    var memberCount: Int { header }
+    // The count is reached through the header's address: `header` itself is
+    // checked for exclusivity at run time on every registration.
+    var memberCount: Int { withUnsafeMutablePointerToHeader { $0.pointee } }
 
     func object(at slot: Int) -> (any PersistentModel)? {
         withUnsafeMutablePointerToElements { $0[slot] }
@@ -162,7 +164,7 @@ private final class Page: ManagedBuffer<Int, (any PersistentModel)?> {
             elements[slot] = object
             return wasEmpty
         }
-        if wasEmpty { header += 1 }
+        if wasEmpty { withUnsafeMutablePointerToHeader { $0.pointee += 1 } }
         return wasEmpty
     }
 
@@ -173,7 +175,7 @@ private final class Page: ManagedBuffer<Int, (any PersistentModel)?> {
             (elements + slot).initialize(to: nil)
             return object
         }
-        if object != nil { header -= 1 }
+        if object != nil { withUnsafeMutablePointerToHeader { $0.pointee -= 1 } }
         return object
     }
 }

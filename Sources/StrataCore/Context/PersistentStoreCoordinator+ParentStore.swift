@@ -133,7 +133,10 @@ extension PersistentStoreCoordinator: ParentStore {
             if owner != currentOwner {
                 if let currentOwner { membersByOwner[currentOwner] = current }
                 currentOwner = owner
+                // Owners often have alike counts: the last one's spares most regrowth.
+                let lastCount = current.count
                 current = []
+                current.reserveCapacity(lastCount)
             }
             current.append(context.member(for: row, entity: destination, storeIdentifier: storeIdentifier, loaded: &loaded))
         }

@@ -19,6 +19,7 @@ extension ModelBacking {
 }
 
 extension PersistentModel {
+    @inlinable
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: D?.Type) -> D? {
         if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
         return ObjectGraph.toOne(of: self, at: ordinal).map { target -> D in ObjectGraph.cast(target) }
@@ -28,9 +29,16 @@ extension PersistentModel {
         ObjectGraph.setToOne(of: self, at: ordinal, to: newValue)
     }
 
+    // Inlined into the model's accessor, so the copy into `[D]` is compiled
+    // for `D`: a generic `map` costs a run-time witness call per member.
+    @inlinable
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
         if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
-        return ObjectGraph.toMany(of: self, at: ordinal).map { member -> D in ObjectGraph.cast(member) }
+        let members = ObjectGraph.toMany(of: self, at: ordinal)
+        var result: [D] = []
+        result.reserveCapacity(members.count)
+        for member in members { result.append(ObjectGraph.cast(member)) }
+        return result
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
@@ -39,18 +47,18 @@ extension PersistentModel {
 }
 
 /// Reads and writes relationships and keeps inverses consistent.
-package enum ObjectGraph {
+@usableFromInline package enum ObjectGraph {
     /// A related object as its model type. Relationships hold objects of
     /// their destination's model type only, so the common case is an exact
     /// class match, checked without the runtime's general cast.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func cast<D: PersistentModel>(_ object: any PersistentModel) -> D {
         if type(of: object) == D.self { return unsafeDowncast(object as AnyObject, to: D.self) }
         return object as! D
     }
 
     /// The object a to-one relationship points to, resolving a stored key.
-    package static func toOne(of owner: any PersistentModel, at ordinal: Int) -> (any PersistentModel)? {
+    @usableFromInline package static func toOne(of owner: any PersistentModel, at ordinal: Int) -> (any PersistentModel)? {
         let backing = owner.persistentBacking
         backing.willAccess()
         let stored = backing.values[checked: ordinal]
@@ -67,7 +75,7 @@ package enum ObjectGraph {
     }
 
     /// The members of a to-many relationship, loading them once.
-    package static func toMany(of owner: any PersistentModel, at ordinal: Int) -> [any PersistentModel] {
+    @usableFromInline package static func toMany(of owner: any PersistentModel, at ordinal: Int) -> [any PersistentModel] {
         let backing = owner.persistentBacking
         backing.willAccess()
         backing.ensureRelations(count: ordinal + 1)
