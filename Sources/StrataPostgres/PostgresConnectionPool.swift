@@ -311,29 +311,6 @@ struct PostgresSession {
         }
     }
 
-    /// A cell as a stored value, by its column's type.
-    static func value(_ cell: PostgresCell) throws(StrataError) -> StoredValue {
-        guard let bytes = cell.bytes else { return .null }
-        do {
-            switch cell.dataType {
-            case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
-            case .float8, .float4: return .real(try cell.decode(Double.self))
-            case .bytea: return .blob(Data(buffer: bytes))
-            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            case .numeric: return .text(try cell.decode(Decimal.self).description)
-            default: return .text(try cell.decode(String.self))
-            }
-        } catch {
-            throw StrataError(.corruptStore, "PostgreSQL returned a value Strata cannot read in column \(cell.columnName): \(error)")
-        }
-    }
-
-    /// An integer cell (keys, versions, counts); NULL reads as nil.
-    static func integer(_ cell: PostgresCell) throws(StrataError) -> Int64? {
-        guard case .integer(let value) = try value(cell) else { return nil }
-        return value
-    }
-
     /// A typed error with PostgreSQL's own message (and SQLSTATE) when it gave
     /// one; `doing` says what was being done. Unique-key and foreign-key
     /// violations get Strata's own codes.

@@ -6,9 +6,11 @@ import StrataCore
 final class PostgresRowCursor: StoreRow {
     let propertyCount: Int
     private let columnOrdinals: [Int]
-    private(set) var primaryKey: Int64 = 0
-    private(set) var version: Int64 = 0
-    private var values: ContiguousArray<StoredValue>
+    // Written for every row read; only this cursor touches them, one access at
+    // a time, so they are not checked for exclusivity at run time.
+    @exclusivity(unchecked) private(set) var primaryKey: Int64 = 0
+    @exclusivity(unchecked) private(set) var version: Int64 = 0
+    @exclusivity(unchecked) private var values: ContiguousArray<StoredValue>
 
     init(_ entity: PostgresLayout.Entity) {
         propertyCount = entity.propertyCount

@@ -1,0 +1,68 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+import StrataCore
+
+// Reading result cells as stored values. Every cell of every fetched row comes
+// through here, so the column types Strata's tables use are read straight from
+// their binary form; anything else goes through postgres-nio's decoding.
+
+extension PostgresSession {
+    /// A cell as a stored value, by its column's type.
+    static func value(_ cell: PostgresCell) throws(StrataError) -> StoredValue {
+        guard let bytes = cell.bytes else { return .null }
+        if cell.format == .binary, let value = binaryValue(bytes, type: cell.dataType.rawValue) { return value }
+        do {
+            switch cell.dataType {
+            case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
+            case .float8, .float4: return .real(try cell.decode(Double.self))
+            case .bytea: return .blob(Data(buffer: bytes))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .numeric: return .text(try cell.decode(Decimal.self).description)
+            default: return .text(try cell.decode(String.self))
+            }
+        } catch {
+            throw StrataError(.corruptStore, "PostgreSQL returned a value Strata cannot read in column \(cell.columnName): \(error)")
+        }
+    }
+
+    /// An integer cell (keys, versions, counts); NULL reads as nil.
+    static func integer(_ cell: PostgresCell) throws(StrataError) -> Int64? {
+        guard case .integer(let value) = try value(cell) else { return nil }
+        return value
+    }
+
+    /// The value of a binary cell of a type Strata's tables use; nil for other
+    /// types, or a length that does not fit (postgres-nio's decoding then says why).
+    private static func binaryValue(_ bytes: ByteBuffer, type: UInt32) -> StoredValue? {
+        let start = bytes.readerIndex, length = bytes.readableBytes
+        switch type {
+        case ObjectType.int8 where length == 8: return bytes.getInteger(at: start, as: Int64.self).map { .integer($0) }
+        case ObjectType.int4 where length == 4: return bytes.getInteger(at: start, as: Int32.self).map { .integer(Int64($0)) }
+        case ObjectType.int2 where length == 2: return bytes.getInteger(at: start, as: Int16.self).map { .integer(Int64($0)) }
+        case ObjectType.float8 where length == 8:
+            return bytes.getInteger(at: start, as: UInt64.self).map { .real(Double(bitPattern: $0)) }
+        case ObjectType.float4 where length == 4:
+            return bytes.getInteger(at: start, as: UInt32.self).map { .real(Double(Float(bitPattern: $0))) }
+        case ObjectType.bool where length == 1: return bytes.getInteger(at: start, as: UInt8.self).map { .integer($0 == 0 ? 0 : 1) }
+        case ObjectType.text, ObjectType.varchar: return bytes.getString(at: start, length: length).map { .text($0) }
+        case ObjectType.bytea: return .blob(Data(buffer: bytes))
+        default: return nil
+        }
+    }
+
+    /// PostgreSQL's object identifiers of the types read above (`pg_type.oid`),
+    /// as plain constants: `PostgresDataType`'s are initialised lazily, and
+    /// checked at each use.
+    private enum ObjectType {
+        static let bool: UInt32 = 16
+        static let bytea: UInt32 = 17
+        static let int8: UInt32 = 20
+        static let int2: UInt32 = 21
+        static let int4: UInt32 = 23
+        static let text: UInt32 = 25
+        static let float4: UInt32 = 700
+        static let float8: UInt32 = 701
+        static let varchar: UInt32 = 1043
+    }
+}
