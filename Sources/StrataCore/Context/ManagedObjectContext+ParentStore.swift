@@ -209,15 +209,26 @@ extension ManagedObjectContext {
             counterparts[ObjectIdentifier(object)] = found
             return found
         }
+        let changes: [(any PersistentModel, [Int])] =
+            pending.inserted.map { ($0, Array($0.persistentBacking.entity!.properties.indices)) }
+            + pending.updated.map { ($0, $0.persistentBacking.changedOrdinals.elements) }
+        // Every counterpart is found before the parent changes: when one is
+        // gone (the parent deleted it), the save fails having changed nothing,
+        // and the child keeps its changes to fix and save again.
+        let inserted = Set(pending.inserted.lazy.map { ObjectIdentifier($0) })
+        for object in pending.updated + pending.deleted { _ = try counterpart(object) }
+        for (object, ordinals) in changes {
+            for related in Self.relatedObjects(of: object, at: ordinals) where !inserted.contains(ObjectIdentifier(related)) {
+                _ = try counterpart(related)
+            }
+        }
+
         for object in pending.inserted {
             let entity = object.persistentBacking.entity!
             let copy = entity.modelType.init(backing: ModelBacking(for: entity.modelType))
             parent.insertObject(copy, temporaryKey: object.objectID.temporaryKey!)
             counterparts[ObjectIdentifier(object)] = copy
         }
-        let changes: [(any PersistentModel, [Int])] =
-            pending.inserted.map { ($0, Array($0.persistentBacking.entity!.properties.indices)) }
-            + pending.updated.map { ($0, $0.persistentBacking.changedOrdinals.elements) }
         // Attributes first, then relationships, so inverses see complete objects.
         for (object, ordinals) in changes {
             let target = try counterpart(object)
@@ -275,5 +286,19 @@ extension ManagedObjectContext {
         parent.pendingMetadata.merge(pending.metadata) { _, child in child }
         pendingMetadata = [:]
         pending.notifyDidSave()
+    }
+
+    /// The objects the loaded relationships at `ordinals` of `object` hold.
+    private static func relatedObjects(of object: any PersistentModel, at ordinals: [Int]) -> [any PersistentModel] {
+        let backing = object.persistentBacking
+        var related: [any PersistentModel] = []
+        for ordinal in ordinals where ordinal < backing.relations.count {
+            switch backing.relations[ordinal] {
+            case .toOne(let member?): related.append(member)
+            case .toMany(let members): related += members
+            case .toOne(nil), .unloaded: break
+            }
+        }
+        return related
     }
 }

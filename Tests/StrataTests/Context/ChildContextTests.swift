@@ -194,4 +194,40 @@ struct ChildContextManyToManyTests {
         try child.save()
         #expect(article.tags.map(\.name) == ["swift"])
     }
+
+    @Test(arguments: testedStoreKinds)
+    func aChildsSaveThatCannotReachTheParentChangesNothingThereAndKeepsItsChanges(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let parent = stack.container.newContext()
+        let first = Book(title: "First", year: 1), second = Book(title: "Second", year: 2)
+        parent.insert(first)
+        parent.insert(second)
+        try parent.save()
+
+        let child = parent.newChildContext()
+        try child.existingObject(with: first.objectID, as: Book.self).title = "First, edited"
+        try child.existingObject(with: second.objectID, as: Book.self).title = "Second, edited"
+        child.insert(Book(title: "New", year: 3))
+        // Meanwhile the parent deletes one of the books the child edits.
+        parent.delete(second)
+
+        let error = #expect(throws: StrataError.self) { try child.save() }
+        #expect(error?.code == .objectNotFound)
+        #expect(first.title == "First", "the parent took none of the child's changes")
+        #expect(parent.insertedObjects.isEmpty)
+        #expect(parent.updatedObjects.isEmpty)
+        #expect(child.hasChanges)
+        #expect(child.insertedObjects.count == 1)
+
+        // Once the child drops its edit of the deleted book, the save goes through, once.
+        child.refresh(try child.existingObject(with: second.objectID, as: Book.self), mergeChanges: false)
+        try child.save()
+        #expect(first.title == "First, edited")
+        #expect(parent.insertedObjects.count == 1)
+        try parent.save()
+        let titles = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title)
+        }
+        #expect(titles == ["First, edited", "New"])
+    }
 }
