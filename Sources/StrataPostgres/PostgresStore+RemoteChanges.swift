@@ -16,17 +16,29 @@ struct PostgresRemoteState: Sendable {
 
 extension PostgresStore {
     /// Starts listening for other processes' commits. When the listening
-    /// connection breaks, the store connects again, listens again, and
-    /// catches up from its last history token.
+    /// connection breaks, or cannot be made now, the store connects again,
+    /// listens again, and catches up from its last history token.
     func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
-        let start = options.historyTracking ? try currentHistoryToken() : nil
+        // An empty history starts before its first transaction, so that a
+        // prune this store has not caught up with is noticed.
+        let start = options.historyTracking ? try currentHistoryToken() ?? .start(of: identifier) : nil
         let generation = remote.withLock { state in
             state.handler = handler
             state.lastToken = start
             state.generation += 1
             return state.generation
         }
-        try listen(generation: generation)
+        do {
+            try listen(generation: generation)
+        } catch {
+            Self.logger.warning("PostgreSQL remote changes: listening failed (\(error)); retrying")
+            Self.deliveries.asyncAfter(deadline: .now() + 0.1) { [weak self] in
+                self?.reconnect(generation: generation, attempt: 1)
+            }
+            return
+        }
+        // Commits made between reading the token and listening are caught up with at once.
+        if options.historyTracking { Self.deliveries.async { self.notice(nil) } }
     }
 
     func stopWatchingRemoteChanges() {
@@ -44,6 +56,12 @@ extension PostgresStore {
     /// Work that reads the store after a notification: off the event loop,
     /// one notification at a time.
     private static let deliveries = DispatchQueue(label: "strata.postgres.remote-changes")
+
+    /// Runs `body` while this process's notifications wait to be read, so that
+    /// commits it makes arrive together afterwards (tests of catching up).
+    static func holdingNotifications<T>(_ body: () throws -> T) rethrows -> T {
+        try deliveries.sync(execute: body)
+    }
 
     private func listen(generation: Int) throws(StrataError) {
         let connection = try pool.connect()
@@ -90,8 +108,10 @@ extension PostgresStore {
         }
     }
 
-    /// Handles one notification (`token origin`), or a catch-up (nil).
-    private func notice(_ payload: String?) {
+    /// Handles one notification (`token origin`), or a catch-up (nil). A read
+    /// of history that fails is tried again, with growing pauses, up to
+    /// `attempt` 6; a later notification catches up in any case.
+    private func notice(_ payload: String?, attempt: Int = 0) {
         let parts = payload?.split(separator: " ")
         if let parts, parts.count == 2, parts[1] == originIdentifier.uuidString[...] { return }
         guard let handler = remote.withLock({ $0.handler }) else { return }
@@ -103,8 +123,21 @@ extension PostgresStore {
         let transactions: [HistoryTransaction]
         do {
             transactions = try fetchHistory(HistoryRequest(after: since))
+        } catch where error.code == .historyTokenExpired {
+            // Another server pruned history this one had not read: go on from
+            // the latest transaction, and say that what changed is unknown.
+            let latest = (try? currentHistoryToken()) ?? nil
+            remote.withLock { $0.lastToken = latest ?? since }
+            handler(.missedHistory(storeIdentifier: identifier, latest: latest))
+            return
         } catch {
             Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
+            guard attempt < 6 else { return }
+            let generation = remote.withLock { $0.generation }
+            Self.deliveries.asyncAfter(deadline: .now() + 0.1 * Double(1 << attempt)) { [weak self] in
+                guard let store = self, store.remote.withLock({ $0.generation == generation }) else { return }
+                store.notice(nil, attempt: attempt + 1)
+            }
             return
         }
         guard let last = transactions.last else { return }

@@ -309,6 +309,39 @@ struct PostgresServersTests {
         #expect(await eventually { shown.title == "Final" }, "the other server's update was merged into the shown object")
     }
 
+    @Test @MainActor
+    func historyAnotherServerPrunedBeforeItWasReadDoesNotStopLaterChanges() async throws {
+        let first = try await PostgresTestStack(remote: true)
+        let story = PgStory(title: "First", year: 1)
+        try first.container.perform { context in
+            context.insert(story)
+            try context.save()
+        }
+        let second = try await PostgresTestStack.container(first.server, remote: true, name: "Second")
+        defer { try? second.persistentStoreCoordinator.close() }
+        let shown = try second.viewContext.existingObject(with: story.objectID, as: PgStory.self)
+        #expect(shown.title == "First")
+
+        // Two saves and a prune of the history before the last one, all before
+        // the second server reads its notifications: it then reads after a
+        // token whose history is gone.
+        try PostgresStore.holdingNotifications {
+            try first.container.perform { context in
+                try context.existingObject(with: story.objectID, as: PgStory.self).title = "Second"
+                try context.save()
+                try context.existingObject(with: story.objectID, as: PgStory.self).year = 2
+                try context.save()
+                _ = try first.container.deleteHistory(before: try #require(try first.container.currentHistoryToken()))
+            }
+        }
+        #expect(await eventually { shown.title == "Second" && shown.year == 2 })
+        try first.container.perform { context in
+            try context.existingObject(with: story.objectID, as: PgStory.self).title = "Third"
+            try context.save()
+        }
+        #expect(await eventually { shown.title == "Third" }, "changes after the prune still arrive")
+    }
+
     @Test
     func contendingServersLoseNoUpdate() async throws {
         let first = try await PostgresTestStack()

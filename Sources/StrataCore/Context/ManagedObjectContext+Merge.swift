@@ -10,6 +10,7 @@ extension ManagedObjectContext {
             switch item {
             case .changes(let changes): merge(changes)
             case .history(let transactions): merge(transactions)
+            case .missedHistory: refreshAfterMissedHistory()
             }
         }
     }

@@ -94,7 +94,22 @@ extension ManagedObjectContext {
         }
     }
 
-    private func refreshAny(_ object: any PersistentModel) {
-        refresh(object, mergeChanges: true)
+    private func refreshAny(_ object: any PersistentModel, mergeChanges: Bool = true) {
+        refresh(object, mergeChanges: mergeChanges)
+    }
+
+    /// Another writer's history was pruned before this context could merge it,
+    /// so which rows changed is unknown: objects without unsaved changes become
+    /// faults, read again on next use (one whose row is gone reports
+    /// `.objectNotFound`), and the others take the stored values of the
+    /// properties this context did not change.
+    func refreshAfterMissedHistory() {
+        for entityObjects in registry {
+            for object in entityObjects.values {
+                let backing = object.persistentBacking
+                let unchanged = backing.state == .registered && backing.changedOrdinals.isEmpty
+                refreshAny(object, mergeChanges: !unchanged)
+            }
+        }
     }
 }

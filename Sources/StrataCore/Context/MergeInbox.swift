@@ -3,6 +3,8 @@
 package enum MergeItem: Sendable {
     case changes(ChangeSet)
     case history([HistoryTransaction])
+    /// History was pruned before it could be read: refresh everything.
+    case missedHistory
 }
 
 /// Changes waiting to be merged into one context, filled from any thread and
@@ -36,6 +38,11 @@ package final class MergeInbox: Sendable {
 
     func post(_ transactions: [HistoryTransaction]) {
         post(.history(transactions))
+    }
+
+    /// Another writer's history was pruned unread (see ``RemoteChange/isIncomplete``).
+    func postMissedHistory() {
+        post(.missedHistory)
     }
 
     private func post(_ item: MergeItem) {

@@ -128,7 +128,9 @@ public final class PersistentStoreCoordinator: Sendable {
         let (inboxes, subscribers) = state.withLock { state in
             (state.inboxes.compactMap(\.inbox), Array(state.changeSubscribers.values))
         }
-        if !change.transactions.isEmpty {
+        if change.isIncomplete {
+            for inbox in inboxes { inbox.postMissedHistory() }
+        } else if !change.transactions.isEmpty {
             for inbox in inboxes { inbox.post(change.transactions) }
         }
         for subscriber in subscribers { subscriber.continuation.yield(change) }

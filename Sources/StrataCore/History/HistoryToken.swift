@@ -30,5 +30,11 @@ public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStrin
         return lhs.transactionNumber < rhs.transactionNumber
     }
 
+    /// The position before a store's first transaction: history read after
+    /// it is all of it, and fails with `.historyTokenExpired` once any was pruned.
+    package static func start(of storeIdentifier: String) -> HistoryToken {
+        HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: 0)
+    }
+
     public var description: String { "HistoryToken(\(transactionNumber) in \(storeIdentifier))" }
 }

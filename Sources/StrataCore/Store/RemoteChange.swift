@@ -30,6 +30,11 @@ public struct RemoteChange: Sendable {
     public var transactions: [HistoryTransaction]
     /// For this container's own commits: everything the commit changed.
     public var changes: ChangeSet?
+    /// True when other writers' history was deleted (another process pruned
+    /// it) before this store could read it, so ``transactions`` cannot say
+    /// what changed. Contexts that merge automatically refresh their objects;
+    /// refetch what you show.
+    public var isIncomplete = false
 
     package init(
         storeIdentifier: String, origin: Origin, historyToken: HistoryToken?, transactions: [HistoryTransaction] = [],
@@ -40,5 +45,13 @@ public struct RemoteChange: Sendable {
         self.historyToken = historyToken
         self.transactions = transactions
         self.changes = changes
+    }
+
+    /// The event for history another writer pruned before this store read it:
+    /// what changed up to `latest` is unknown.
+    package static func missedHistory(storeIdentifier: String, latest: HistoryToken?) -> RemoteChange {
+        var change = RemoteChange(storeIdentifier: storeIdentifier, origin: .otherWriter, historyToken: latest)
+        change.isIncomplete = true
+        return change
     }
 }

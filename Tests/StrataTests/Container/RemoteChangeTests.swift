@@ -179,4 +179,47 @@ struct RemoteChangeTests {
         #expect(seen.contains { $0.title == "After" })
     }
 
+    @Test @MainActor
+    func historyAnotherWriterPrunedBeforeItWasReadDoesNotStopLaterChanges() async throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Pruned.sqlite")
+        let other = try await watchedContainer(url, name: "Other")
+        let id = try other.perform { context in
+            let book = Book(title: "First", year: 1)
+            context.insert(book)
+            try context.save()
+            return book.objectID
+        }
+        let watcher = try await watchedContainer(url)
+        let view = watcher.viewContext
+        let book = try view.existingObject(with: id, as: Book.self)
+        #expect(book.title == "First")
+        let incomplete = Task { () -> RemoteChange? in
+            for await change in watcher.remoteChanges where change.isIncomplete { return change }
+            return nil
+        }
+
+        // The other writer saves twice and prunes the history before its last
+        // save, most likely before the watcher (polling every 20 ms) read it.
+        try other.perform { context in
+            try context.existingObject(with: id, as: Book.self).title = "Second"
+            try context.save()
+            try context.existingObject(with: id, as: Book.self).year = 2
+            try context.save()
+            _ = try other.deleteHistory(before: try #require(try other.currentHistoryToken()))
+        }
+        #expect(await eventually { book.title == "Second" && book.year == 2 })
+        // Changes made after the prune keep arriving.
+        try other.perform { context in
+            try context.existingObject(with: id, as: Book.self).title = "Third"
+            try context.save()
+        }
+        #expect(await eventually { book.title == "Third" })
+        incomplete.cancel()
+        if let event = await incomplete.value {
+            // The watcher missed history: it refreshed, and says what it knows.
+            #expect(event.transactions.isEmpty)
+            #expect(event.historyToken != nil)
+        }
+    }
 }

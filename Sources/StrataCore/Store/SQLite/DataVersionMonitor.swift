@@ -33,10 +33,12 @@ package final class DataVersionMonitor: Sendable {
         try? queue.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
     }
 
-    /// Starts polling; calls `onChange` after each interval in which the file changed.
-    package func start() {
+    /// Starts polling; calls `onChange` after each interval in which the file
+    /// changed, and once at the start when `reportingFirst`.
+    package func start(reportingFirst: Bool = false) {
         let initial = currentVersion()
         let newTask = Task.detached(priority: .utility) { [weak self] in
+            if reportingFirst { self?.onChange() }
             var last = initial
             while !Task.isCancelled {
                 guard let self else { return }

@@ -13,7 +13,9 @@ extension SQLiteStore {
     /// background thread for each one noticed.
     package func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
         guard case .file(let url) = location else { return }
-        let startToken = options.historyTracking ? (try? currentHistoryToken()) ?? nil : nil
+        // An empty history starts before its first transaction, so that a
+        // prune this store has not caught up with is noticed.
+        let startToken = options.historyTracking ? ((try? currentHistoryToken()) ?? nil) ?? .start(of: identifier) : nil
         do {
             let monitor = try DataVersionMonitor(path: url.path) { [weak self] in
                 self?.noticeFileChange(handler)
@@ -23,7 +25,9 @@ extension SQLiteStore {
                 state.lastToken = startToken
                 state.ownCommitsAtLastPoll = ownCommitCount.load(ordering: .relaxed)
             }
-            monitor.start()
+            // With history, commits made between reading the token and the
+            // monitor's first poll are caught up with at once.
+            monitor.start(reportingFirst: options.historyTracking)
         } catch {
             throw Self.translate(error)
         }
@@ -51,7 +55,20 @@ extension SQLiteStore {
             return
         }
         let since = remoteState.withLock { $0.lastToken }
-        guard let transactions = try? fetchHistory(HistoryRequest(after: since)), let last = transactions.last else { return }
+        let transactions: [HistoryTransaction]
+        do {
+            transactions = try fetchHistory(HistoryRequest(after: since))
+        } catch where error.code == .historyTokenExpired {
+            // Another process pruned history this store had not read: go on
+            // from the latest transaction, and say that what changed is unknown.
+            let latest = (try? currentHistoryToken()) ?? nil
+            remoteState.withLock { $0.lastToken = latest ?? since }
+            handler(.missedHistory(storeIdentifier: identifier, latest: latest))
+            return
+        } catch {
+            return
+        }
+        guard let last = transactions.last else { return }
         remoteState.withLock { $0.lastToken = last.token }
         let remote = transactions.filter { $0.origin != originIdentifier }
         guard !remote.isEmpty else { return }
