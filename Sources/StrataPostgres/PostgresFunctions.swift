@@ -30,14 +30,7 @@ enum PostgresFunctions {
 
     /// Names this version of the functions (a hash of their definitions):
     /// opening a store that lacks them creates them beside any others.
-    static let version: String = {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in createStatements(namespace: "", version: "").joined(separator: "\n").utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }()
+    static let version = StableHash.hex(createStatements(namespace: "", version: "").joined(separator: "\n"))
 
     static func createStatements(namespace: String, version: String = version) -> [String] {
         let overflow = sqlTextLiteral(CheckedArithmetic.overflowMessage)

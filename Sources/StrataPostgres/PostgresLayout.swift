@@ -73,7 +73,7 @@ struct PostgresLayout: Sendable {
         appMetadataTable = qualified("_strata_app_metadata")
         transactionTable = qualified("_strata_history_transaction")
         changeTable = qualified("_strata_history_change")
-        channel = "strata_" + namespace.lowercased()
+        channel = Self.channel(namespace: namespace)
         entities = schema.entities.map { entity in
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let folded: [String?] = entity.columnOrdinals.map { ordinal in
@@ -122,6 +122,15 @@ struct PostgresLayout: Sendable {
         self.positionColumns = positionColumns
         self.orderedIndexColumns = orderedIndexColumns
         self.joinTables = joinTables
+    }
+
+    /// The `NOTIFY` channel of a namespace: `strata_` and its name, or, where
+    /// that would pass PostgreSQL's 63-byte limit on names, the name's start
+    /// and a hash of all of it.
+    static func channel(namespace: String) -> String {
+        let name = "strata_" + namespace.lowercased()
+        guard name.utf8.count > 63 else { return name }
+        return "strata_" + String(namespace.lowercased().prefix(39)) + "_" + StableHash.hex(namespace)
     }
 
     static func foldedColumnName(_ attribute: String) -> String { "_folded_\(attribute)" }

@@ -135,14 +135,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         }
     }
 
-    /// A 64-bit FNV-1a hash: the same advisory lock number in every process.
+    /// The same advisory lock number in every process.
     static func lockKey(_ text: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        Int64(bitPattern: StableHash.value(text))
     }
 
     // MARK: Writing

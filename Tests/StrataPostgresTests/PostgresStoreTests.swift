@@ -342,6 +342,20 @@ struct PostgresServersTests {
         #expect(await eventually { shown.title == "Third" }, "changes after the prune still arrive")
     }
 
+    @Test @MainActor
+    func aSchemaWithTheLongestNameSavesAndReachesTheOtherServer() async throws {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
+        let longest = name + String(repeating: "x", count: 63 - name.utf8.count)
+        let first = try await PostgresTestStack(remote: true, server: try PostgresTestServer.description(schema: longest))
+        let second = try await PostgresTestStack.container(first.server, remote: true, name: "Second")
+        defer { try? second.persistentStoreCoordinator.close() }
+        try first.container.perform { context in
+            context.insert(PgStory(title: "Long", year: 1))
+            try context.save()
+        }
+        #expect(await eventually { (try? second.viewContext.count(for: FetchRequest<PgStory>())) == 1 })
+    }
+
     @Test
     func contendingServersLoseNoUpdate() async throws {
         let first = try await PostgresTestStack()
