@@ -80,7 +80,7 @@ extension PostgresStore {
             var values = insert.values
             for reference in insert.pendingReferences {
                 guard let target = result.assignedKeys[reference.temporaryKey] else {
-                    throw StrataError(.validation, "A relationship points to an object that is not being saved")
+                    throw PendingReference.unsaved
                 }
                 values[reference.column] = .integer(target)
             }
@@ -181,13 +181,7 @@ extension PostgresStore {
         var groups: [[Int]] = []
         var groupOfShape: [Shape: Int] = [:]
         for (position, update) in request.updates.enumerated() {
-            var values = update.values
-            for reference in update.pendingReferences {
-                guard let column = update.columns.firstIndex(of: reference.column),
-                      let key = result.assignedKeys[reference.temporaryKey] else { continue }
-                values[column] = .integer(key)
-            }
-            resolved.append(values)
+            resolved.append(try update.resolvedValues(assignedKeys: result.assignedKeys))
             let shape = Shape(entityIndex: update.entityIndex, columns: update.columns, versioned: update.expectedVersion != nil)
             if let group = groupOfShape[shape] {
                 groups[group].append(position)

@@ -234,7 +234,7 @@ extension ManagedObjectContext {
     }
 
     /// Points every object that refers to `object` through a to-one relationship at `survivor`.
-    /// Many-to-many memberships are not moved.
+    /// Many-to-many memberships, and to-many relationships without an inverse, are not moved.
     private func redirectReferences(from object: any PersistentModel, to survivor: any PersistentModel) {
         guard let entity = object.persistentBacking.entity else { return }
         for (ordinal, property) in entity.properties.enumerated() {
@@ -247,6 +247,31 @@ extension ManagedObjectContext {
                 : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
             for referrer in referrers where ObjectGraph.toOne(of: referrer, at: inverse) === object {
                 ObjectGraph.setToOne(of: referrer, at: inverse, to: survivor)
+            }
+        }
+        redirectReferencesWithoutInverse(from: object, entity: entity, to: survivor)
+    }
+
+    /// A to-one relationship without an inverse cannot be followed back from
+    /// its target, so the objects whose loaded one points at `object` are
+    /// looked for among this context's objects. (`object` is new: no stored
+    /// row refers to it.)
+    private func redirectReferencesWithoutInverse(
+        from object: any PersistentModel, entity: EntityDescription, to survivor: any PersistentModel
+    ) {
+        for referring in schema.entities {
+            let ordinals = referring.toOneColumnOrdinals.filter {
+                referring.inverseOrdinalByOrdinal[$0] < 0 && referring.destinationIndexByOrdinal[$0] == entity.index
+            }
+            guard !ordinals.isEmpty else { continue }
+            let inserted = tracker.insertedByKey.values.filter { $0.persistentBacking.entity === referring }
+            for referrer in registry[referring.index].values + inserted {
+                let backing = referrer.persistentBacking
+                for ordinal in ordinals where ordinal < backing.relations.count {
+                    if case .toOne(let target?) = backing.relations[ordinal], target === object {
+                        ObjectGraph.setToOne(of: referrer, at: ordinal, to: survivor)
+                    }
+                }
             }
         }
     }

@@ -23,6 +23,26 @@ package struct RowUpdate: Sendable {
     package var pendingReferences: [PendingReference]
     /// The row version the context read; the save conflicts when the store's differs (nil: no check).
     package var expectedVersion: Int64? = nil
+
+    /// The values, with the keys the save gave the new rows they refer to.
+    /// A reference to a row the save does not insert fails it, rather than
+    /// writing `NULL` in its place.
+    package func resolvedValues(assignedKeys: [UInt64: Int64]) throws(StrataError) -> [StoredValue] {
+        var values = self.values
+        for reference in pendingReferences {
+            guard let position = columns.firstIndex(of: reference.column) else { continue }
+            guard let key = assignedKeys[reference.temporaryKey] else { throw PendingReference.unsaved }
+            values[position] = .integer(key)
+        }
+        return values
+    }
+}
+
+extension PendingReference {
+    /// The failure of a save whose relationship points to a new object it does not insert.
+    package static var unsaved: StrataError {
+        StrataError(.validation, "A relationship points to an object that is not being saved")
+    }
 }
 
 /// A stored row to delete.

@@ -28,6 +28,14 @@ private func saveStoredAuthor(_ container: PersistentContainer) throws -> Object
     }
 }
 
+/// Names an author with no way back: a to-one relationship without an inverse.
+@Model final class Citation {
+    var text: String
+    var source: Author?
+
+    init(text: String) { self.text = text }
+}
+
 @Suite("Merge policies: uniqueness")
 struct UniquenessConflictTests {
     @Test(arguments: testedStoreKinds)
@@ -216,5 +224,34 @@ struct UniquenessConflictTests {
         context.insert(Author(email: "a@example.com", name: "Replacement"))
         try context.save()
         #expect(try storedAuthors(stack.container).mapValues(\.name) == ["a@example.com": "Replacement"])
+    }
+
+    @Test(arguments: testedStoreKinds, MergeResolution.allCases.filter { $0 != .error })
+    func aFoldedObjectsReferrersWithoutAnInverseMoveToTheSurvivor(_ kind: StoreKind, _ resolution: MergeResolution) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Author.self, Book.self, Citation.self))
+        let context = stack.container.newContext()
+        context.mergePolicy = .custom { conflicts in
+            Dictionary(uniqueKeysWithValues: conflicts.map { ($0.objectID, resolution) })
+        }
+        let saved = Citation(text: "saved before")
+        context.insert(saved)
+        try context.save()
+
+        let first = Author(email: "a@example.com", name: "First")
+        let second = Author(email: "a@example.com", name: "Second")
+        context.insert(first)
+        context.insert(second)
+        let new = Citation(text: "new")
+        context.insert(new)
+        new.source = second
+        saved.source = second
+        try context.save()
+
+        #expect(saved.source === first)
+        #expect(new.source === first)
+        let stored = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Citation>(sortBy: [SortDescriptor(\.text)])).map { $0.source?.email }
+        }
+        #expect(stored == ["a@example.com", "a@example.com"])
     }
 }

@@ -170,7 +170,7 @@ extension MemoryStore {
             var values = insert.values
             for reference in insert.pendingReferences {
                 guard let target = result.assignedKeys[reference.temporaryKey] else {
-                    throw StrataError(.validation, "A relationship points to an object that is not being saved")
+                    throw PendingReference.unsaved
                 }
                 values[reference.column] = .integer(target)
             }
@@ -189,12 +189,7 @@ extension MemoryStore {
     ) throws(StrataError) -> Bool {
         for update in request.updates {
             let entity = schema.entities[update.entityIndex]
-            var values = update.values
-            for reference in update.pendingReferences {
-                guard let position = update.columns.firstIndex(of: reference.column),
-                      let key = result.assignedKeys[reference.temporaryKey] else { continue }
-                values[position] = .integer(key)
-            }
+            let values = try update.resolvedValues(assignedKeys: result.assignedKeys)
             guard var row = database.row(update.entityIndex, update.primaryKey),
                   update.expectedVersion.map({ $0 == row.version }) ?? true else {
                 if !checked, update.expectedVersion != nil { return false }

@@ -112,7 +112,7 @@ extension SQLiteStore {
             if !insert.pendingReferences.isEmpty {
                 for reference in insert.pendingReferences {
                     guard let target = result.assignedKeys[reference.temporaryKey] else {
-                        throw StrataError(.validation, "A relationship points to an object that is not being saved")
+                        throw PendingReference.unsaved
                     }
                     values[reference.column] = .integer(target)
                 }
@@ -137,12 +137,7 @@ extension SQLiteStore {
         var last: (entityIndex: Int, columns: [Int], versioned: Bool, statement: RawStatement, ordinals: [Int])?
         for update in request.updates {
             let entity = schema.entities[update.entityIndex]
-            var values = update.values
-            for reference in update.pendingReferences {
-                guard let position = update.columns.firstIndex(of: reference.column),
-                      let key = result.assignedKeys[reference.temporaryKey] else { continue }
-                values[position] = .integer(key)
-            }
+            let values = try update.resolvedValues(assignedKeys: result.assignedKeys)
             let versioned = update.expectedVersion != nil
             let current: (entityIndex: Int, columns: [Int], versioned: Bool, statement: RawStatement, ordinals: [Int])
             if let last, last.entityIndex == update.entityIndex, last.versioned == versioned, last.columns == update.columns {
