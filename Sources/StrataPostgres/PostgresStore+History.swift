@@ -86,7 +86,11 @@ extension PostgresStore {
     func fetchHistory(_ request: HistoryRequest) throws(StrataError) -> [HistoryTransaction] {
         try checkHistoryIsTracked()
         if case .token(let token) = request.start { try check(token) }
-        return try pool.withSession { session throws(StrataError) in try readHistory(request, in: session) }
+        // One snapshot for the prune mark, the transactions and their changes:
+        // a prune committed between them would drop transactions unnoticed.
+        return try pool.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session throws(StrataError) in
+            try readHistory(request, in: session)
+        }
     }
 
     func currentHistoryToken() throws(StrataError) -> HistoryToken? {

@@ -37,7 +37,10 @@ extension ManagedObjectContext {
         do {
             try readRows(for: outcome, from: store, into: &changes)
         } catch {
+            // The transactions are taken in all the same: what they changed is
+            // read again on next use, as after history that was pruned unread.
             report(error)
+            refreshAfterMissedHistory()
             return
         }
         // The change set path does the rest: deletions, inverse relationships,
