@@ -58,6 +58,15 @@ extension ManagedObjectContext {
             if case .locking = clash.detail { return true }
             return false
         }
+        // A saved object that keeps a key deletes the row that held it: that
+        // deletion must pass the row's `.deny` rules, checked before anything changes.
+        for (clash, resolution) in pairs where resolution.objectWins {
+            guard case .storedKey(_, let holder) = clash.detail, clash.object.persistentBacking.state == .registered,
+                  let entity = clash.object.persistentBacking.entity else { continue }
+            let other = (try? registerRow(entity: entity, primaryKey: holder.primaryKey, values: holder.values, version: holder.version))
+                ?? registerFault(entity: entity, primaryKey: holder.primaryKey)
+            if let denial = denials(ofDeleting: other).first { throw denial }
+        }
         for (clash, resolution) in pairs.filter({ isLocking($0.0) }) + pairs.filter({ !isLocking($0.0) }) {
             switch clash.detail {
             case .locking(let stored):

@@ -8,26 +8,32 @@ extension ManagedObjectContext {
         var countFailures: [StrataError] = []
         failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
         failures += countFailures
-        for object in deleted {
-            guard let entity = object.persistentBacking.entity, !entity.relationshipOrdinals.isEmpty else { continue }
-            for ordinal in entity.relationshipOrdinals {
-                guard case .relationship(let relationship) = entity.properties[ordinal],
-                      relationship.deleteRule == .deny else { continue }
-                let related: [any PersistentModel] = relationship.isToMany
-                    ? ObjectGraph.toMany(of: object, at: ordinal)
-                    : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
-                if related.contains(where: { !$0.isDeleted }) {
-                    failures.append(StrataError(
-                        .validation, "\(entity.name).\(relationship.name) denies deleting \(object.objectID) while it is not empty",
-                        entityName: entity.name, propertyName: relationship.name, objectIDs: [object.objectID]))
-                }
-            }
-        }
+        for object in deleted { failures += denials(ofDeleting: object) }
         guard !failures.isEmpty else { return }
         if failures.count == 1 { throw failures[0] }
         throw StrataError(
             .validation, "\(failures.count) objects failed validation: " + failures.map(\.message).joined(separator: "; "),
             objectIDs: failures.flatMap(\.objectIDs), detailedErrors: failures)
+    }
+
+    /// The `.deny` delete rules that refuse deleting `object`: relationships
+    /// that still hold objects not deleted themselves.
+    func denials(ofDeleting object: any PersistentModel) -> [StrataError] {
+        guard let entity = object.persistentBacking.entity, !entity.relationshipOrdinals.isEmpty else { return [] }
+        var failures: [StrataError] = []
+        for ordinal in entity.relationshipOrdinals {
+            guard case .relationship(let relationship) = entity.properties[ordinal],
+                  relationship.deleteRule == .deny else { continue }
+            let related: [any PersistentModel] = relationship.isToMany
+                ? ObjectGraph.toMany(of: object, at: ordinal)
+                : ObjectGraph.toOne(of: object, at: ordinal).map { [$0] } ?? []
+            if related.contains(where: { !$0.isDeleted }) {
+                failures.append(StrataError(
+                    .validation, "\(entity.name).\(relationship.name) denies deleting \(object.objectID) while it is not empty",
+                    entityName: entity.name, propertyName: relationship.name, objectIDs: [object.objectID]))
+            }
+        }
+        return failures
     }
 
     /// Calls `validateForInsert`, `validateForUpdate` and `validateForDelete`.

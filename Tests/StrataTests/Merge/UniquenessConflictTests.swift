@@ -36,6 +36,21 @@ private func saveStoredAuthor(_ container: PersistentContainer) throws -> Object
     init(text: String) { self.text = text }
 }
 
+/// A crew that cannot be deleted while it has sailors.
+@Model final class Crew {
+    @Attribute(.unique) var name: String
+    @Relationship(deleteRule: .deny, inverse: \Sailor.crew) var sailors: [Sailor] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Model final class Sailor {
+    var name: String
+    var crew: Crew?
+
+    init(name: String) { self.name = name }
+}
+
 @Suite("Merge policies: uniqueness")
 struct UniquenessConflictTests {
     @Test(arguments: testedStoreKinds)
@@ -253,5 +268,32 @@ struct UniquenessConflictTests {
             try context.fetch(FetchRequest<Citation>(sortBy: [SortDescriptor(\.text)])).map { $0.source?.email }
         }
         #expect(stored == ["a@example.com", "a@example.com"])
+    }
+
+    @Test(arguments: testedStoreKinds, [MergePolicy.mergeByPropertyObjectTrump, .overwrite])
+    func keepingAKeyCannotDeleteTheRowThatHeldItPastADenyRule(_ kind: StoreKind, _ policy: MergePolicy) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Crew.self, Sailor.self))
+        try stack.container.perform { context in
+            let manned = Crew(name: "Manned")
+            context.insert(manned)
+            context.insert(Crew(name: "Empty"))
+            let sailor = Sailor(name: "S")
+            context.insert(sailor)
+            sailor.crew = manned
+            try context.save()
+        }
+        let context = stack.container.newContext()
+        context.mergePolicy = policy
+        let empty = try #require(try context.fetch(FetchRequest<Crew>(predicate: #Predicate { $0.name == "Empty" })).first)
+        empty.name = "Manned"
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .validation)
+        #expect(error?.propertyName == "sailors")
+        #expect(context.deletedObjects.isEmpty, "the crew holding the name was not deleted")
+        #expect(empty.name == "Manned", "the context keeps its change")
+        let stored = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Crew>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name):\($0.sailors.count)" }
+        }
+        #expect(stored == ["Empty:0", "Manned:1"])
     }
 }
