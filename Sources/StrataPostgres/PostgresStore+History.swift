@@ -49,15 +49,20 @@ extension PostgresStore {
         return previous
     }
 
+    /// The server's time, as Strata stores dates (seconds since 2001): every
+    /// server writing the store stamps its transactions by one clock, so
+    /// pruning by date keeps what it should whatever their own clocks say.
+    static let serverClock = "extract(epoch FROM clock_timestamp())::float8 - 978307200"
+
     /// Records a commit's transaction and changes; returns its token.
     func recordHistory(of changes: ChangeSet, previous: PreviousValues, in session: PostgresSession) throws(StrataError) -> HistoryToken? {
         guard options.historyTracking, !changes.isEmpty else { return nil }
         // The commit's NOTIFY goes with the same statement (delivered on commit).
         guard let number = try integers("""
             INSERT INTO \(layout.transactionTable) (timestamp, author, context_name, process_id, origin)
-            VALUES ($1, $2, $3, $4, $5) RETURNING id, pg_notify($6, id || ' ' || $5)
+            VALUES (\(Self.serverClock), $1, $2, $3, $4) RETURNING id, pg_notify($5, id || ' ' || $4)
             """, [
-                .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
+                changes.author.map(StoredValue.text) ?? .null,
                 changes.contextName.map(StoredValue.text) ?? .null, .integer(Int64(ProcessInfo.processInfo.processIdentifier)),
                 .text(originIdentifier.uuidString), .text(layout.channel),
             ], in: session).first else {
@@ -110,7 +115,7 @@ extension PostgresStore {
         try checkHistoryIsTracked()
         return try pruneHistory { session throws(StrataError) in
             try integers(
-                "SELECT COALESCE(MAX(id), 0) FROM \(layout.transactionTable) WHERE timestamp < $1",
+                HistoryPruning.lastBeforeDateSQL(table: layout.transactionTable, date: "$1"),
                 [.real(date.timeIntervalSinceReferenceDate)], in: session
             ).first ?? 0
         }

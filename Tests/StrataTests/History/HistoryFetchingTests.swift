@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Strata
 import Testing
 
@@ -105,6 +106,27 @@ struct HistoryFetchingTests {
         let transactions = try stack.container.fetchHistory(after: nil)
         let copy = try JSONDecoder().decode([HistoryTransaction].self, from: JSONEncoder().encode(transactions))
         #expect(copy == transactions)
+    }
+
+    @Test
+    func pruningByDateKeepsALaterTransactionAnEarlierClockStamped() async throws {
+        let stack = try await TestStack(history: .file)
+        let tokens = try threeSaves(stack.container)
+        try #require(tokens.count == 3)
+        // The second was stamped by a clock a day behind (another process's, or
+        // one set back): it and the third are recent all the same.
+        let url = try #require(stack.container.storeDescriptions.first?.url)
+        let queue = try DatabaseQueue(path: url.path)
+        try await queue.write { db in
+            try db.execute(
+                sql: "UPDATE _strata_history_transaction SET timestamp = timestamp - 86400 WHERE id = ?",
+                arguments: [tokens[1].transactionNumber])
+        }
+        try queue.close()
+
+        #expect(try stack.container.deleteHistory(before: Date().addingTimeInterval(-3600)) == 0)
+        #expect(try stack.container.fetchHistory(after: nil).map(\.token) == tokens)
+        #expect(try stack.container.deleteHistory(before: Date().addingTimeInterval(60)) == 3)
     }
 }
 

@@ -100,7 +100,12 @@ extension MemoryStore {
     package func deleteHistory(before date: Date) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         let through = try withDatabase { _, history in
-            history.transactions.last { $0.timestamp < date }?.token.transactionNumber ?? 0
+            // The transactions before the first one at or after `date`: a
+            // later one with an earlier time (another clock) is kept, not the other way.
+            if let first = history.transactions.first(where: { $0.timestamp >= date }) {
+                return first.token.transactionNumber - 1
+            }
+            return history.transactions.last?.token.transactionNumber ?? 0
         }
         return try prune(through: through)
     }

@@ -55,6 +55,7 @@ enum HistoryLayout {
         """
     static let prunedThroughSQL = "SELECT value FROM \(StoreLayout.metadataTable) WHERE key = '\(prunedThroughKey)'"
     static let latestSQL = "SELECT MAX(id) FROM \(transactionTable)"
+    static let prunableBeforeDateSQL = HistoryPruning.lastBeforeDateSQL(table: transactionTable, date: "?")
 
     /// Change types as stored.
     static func code(_ type: HistoryChange.ChangeType) -> Int64 {

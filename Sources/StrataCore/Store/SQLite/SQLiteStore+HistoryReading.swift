@@ -54,9 +54,7 @@ extension SQLiteStore {
     package func deleteHistory(before date: Date) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         return try pruneHistory { db in
-            try Int64.fetchOne(
-                db, sql: "SELECT MAX(id) FROM \(HistoryLayout.transactionTable) WHERE timestamp < ?",
-                arguments: [date.timeIntervalSinceReferenceDate])
+            try Int64.fetchOne(db, sql: HistoryLayout.prunableBeforeDateSQL, arguments: [date.timeIntervalSinceReferenceDate])
         }
     }
 
