@@ -113,7 +113,20 @@ extension PostgresStore {
     /// `attempt` 6; a later notification catches up in any case.
     private func notice(_ payload: String?, attempt: Int = 0) {
         let parts = payload?.split(separator: " ")
-        if let parts, parts.count == 2, parts[1] == originIdentifier.uuidString[...] { return }
+        if let parts, parts.count == 2, parts[1] == originIdentifier.uuidString[...] {
+            // This server's own commit. Notifications come in commit order, so
+            // when it directly follows the last transaction read, nothing of
+            // another server's lies between: move on past it, so that pruning
+            // this server's own history does not look like history missed.
+            if let number = Int64(parts[0]) {
+                remote.withLock { state in
+                    if let last = state.lastToken, last.transactionNumber == number - 1 {
+                        state.lastToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
+                    }
+                }
+            }
+            return
+        }
         guard let handler = remote.withLock({ $0.handler }) else { return }
         guard options.historyTracking else {
             handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: nil))

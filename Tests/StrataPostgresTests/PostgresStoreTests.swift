@@ -343,6 +343,34 @@ struct PostgresServersTests {
     }
 
     @Test @MainActor
+    func pruningItsOwnHistoryDoesNotLookLikeHistoryMissed() async throws {
+        let first = try await PostgresTestStack(remote: true)
+        let story = PgStory(title: "Mine", year: 0)
+        try first.container.perform { context in
+            context.insert(story)
+            try context.save()
+            for year in 1...3 {
+                try context.existingObject(with: story.objectID, as: PgStory.self).year = year
+                try context.save()
+            }
+        }
+        // Its own notifications read, the server prunes its own history.
+        try await Task.sleep(for: .milliseconds(200))
+        PostgresStore.holdingNotifications {}
+        _ = try first.container.deleteHistory(before: try #require(try first.container.currentHistoryToken()))
+        let changes = first.container.remoteChanges
+        let second = try await PostgresTestStack.container(first.server, name: "Second")
+        defer { try? second.persistentStoreCoordinator.close() }
+        try second.perform { context in
+            try context.existingObject(with: story.objectID, as: PgStory.self).title = "Theirs"
+            try context.save()
+        }
+        let change = try await changes.first(within: .seconds(5)) { !$0.transactions.isEmpty || $0.isIncomplete }
+        #expect(change?.transactions.isEmpty == false)
+        #expect(change?.isIncomplete == false, "nothing of another server's was pruned")
+    }
+
+    @Test @MainActor
     func aSchemaWithTheLongestNameSavesAndReachesTheOtherServer() async throws {
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "_")
         let longest = name + String(repeating: "x", count: 63 - name.utf8.count)

@@ -24,6 +24,16 @@ extension ManagedObjectContext {
     /// container.viewContext.merge(try container.fetchHistory(after: lastToken))
     /// ```
     public func merge(_ transactions: [HistoryTransaction]) {
+        do {
+            try mergeHistory(transactions)
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Merges history as `merge(_:)` does, throwing when the rows it needs
+    /// cannot be read (nothing is merged then).
+    func mergeHistory(_ transactions: [HistoryTransaction]) throws {
         guard let store = try? coordinator.loadedStore() else { return }
         var outcome = HistoryOutcome()
         for transaction in transactions where transaction.token.storeIdentifier == store.identifier {
@@ -34,15 +44,7 @@ extension ManagedObjectContext {
         changes.author = transactions.last?.author
         changes.contextName = transactions.last?.contextName
         changes.historyToken = transactions.last?.token
-        do {
-            try readRows(for: outcome, from: store, into: &changes)
-        } catch {
-            // The transactions are taken in all the same: what they changed is
-            // read again on next use, as after history that was pruned unread.
-            report(error)
-            refreshAfterMissedHistory()
-            return
-        }
+        try readRows(for: outcome, from: store, into: &changes)
         // The change set path does the rest: deletions, inverse relationships,
         // to-many reloads and merge observers.
         merge(changes)

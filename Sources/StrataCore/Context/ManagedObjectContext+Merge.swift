@@ -6,10 +6,20 @@ extension ManagedObjectContext {
     /// background contexts, so apps rarely need to.
     public func mergePendingChanges() {
         guard !inbox.isEmpty else { return }
-        for item in inbox.drain() {
+        let items = inbox.drain()
+        for (position, item) in items.enumerated() {
             switch item {
             case .changes(let changes): merge(changes)
-            case .history(let transactions): merge(transactions)
+            case .history(let transactions):
+                do {
+                    try mergeHistory(transactions)
+                } catch {
+                    // The store could not be read (a connection lost, say): these
+                    // and what came after wait, in order, for the next merge.
+                    report(error)
+                    inbox.putBack(items[position...])
+                    return
+                }
             case .missedHistory: refreshAfterMissedHistory()
             }
         }

@@ -216,7 +216,7 @@ extension ManagedObjectContext {
         // gone (the parent deleted it), the save fails having changed nothing,
         // and the child keeps its changes to fix and save again.
         let inserted = Set(pending.inserted.lazy.map { ObjectIdentifier($0) })
-        for object in pending.updated + pending.deleted { _ = try counterpart(object) }
+        for object in pending.updated { _ = try counterpart(object) }
         for (object, ordinals) in changes {
             for related in Self.relatedObjects(of: object, at: ordinals) where !inserted.contains(ObjectIdentifier(related)) {
                 _ = try counterpart(related)
@@ -258,8 +258,9 @@ extension ManagedObjectContext {
                 }
             }
         }
+        // An object the parent no longer has (it deleted it too) is deleted already.
         for object in pending.deleted {
-            parent.deleteObject(try counterpart(object))
+            if let target = try? counterpart(object) { parent.deleteObject(target) }
         }
 
         // The child's baseline is now the parent's state.

@@ -50,6 +50,12 @@ package final class MergeInbox: Sendable {
         wakeUp.withLock { $0 }?.action()
     }
 
+    /// Returns items a drain could not merge yet to the front, without a
+    /// wake-up: the next merge tries them again first.
+    func putBack(_ items: ArraySlice<MergeItem>) {
+        pending.withLock { $0.insert(contentsOf: items, at: 0) }
+    }
+
     func drain() -> [MergeItem] {
         pending.withLock { pending in
             defer { pending = [] }

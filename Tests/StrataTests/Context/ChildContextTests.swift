@@ -230,4 +230,21 @@ struct ChildContextManyToManyTests {
         }
         #expect(titles == ["First, edited", "New"])
     }
+
+    @Test(arguments: testedStoreKinds)
+    func aChildMayDeleteWhatItsParentDeletedToo(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let parent = stack.container.newContext()
+        let book = Book(title: "Gone twice", year: 1)
+        parent.insert(book)
+        try parent.save()
+        let child = parent.newChildContext()
+        child.delete(try child.existingObject(with: book.objectID, as: Book.self))
+        child.insert(Book(title: "Kept", year: 2))
+        parent.delete(book)
+        try child.save()
+        try parent.save()
+        let titles = try stack.container.perform { context in try context.fetch(FetchRequest<Book>()).map(\.title) }
+        #expect(titles == ["Kept"])
+    }
 }

@@ -38,7 +38,7 @@ package final class DataVersionMonitor: Sendable {
     package func start(reportingFirst: Bool = false) {
         let initial = currentVersion()
         let newTask = Task.detached(priority: .utility) { [weak self] in
-            if reportingFirst { self?.onChange() }
+            if reportingFirst, !Task.isCancelled { self?.onChange() }
             var last = initial
             while !Task.isCancelled {
                 guard let self else { return }
