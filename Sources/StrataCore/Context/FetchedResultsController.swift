@@ -117,7 +117,8 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
         switch event {
         case .objectsDidChange(let changes):
             if changes.invalidatedAll {
-                refetch()
+                // Any object may have changed: each one that stays is reported updated.
+                refetch(updating: nil)
                 return
             }
             var candidates: [ObjectID: Set<String>?] = [:]
@@ -147,12 +148,14 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
     private func update(candidates: [ObjectID: Set<String>?], deleted: Set<ObjectID>) {
         guard !candidates.isEmpty || !deleted.isEmpty else { return }
         if fetchRequest.fetchLimit != nil || fetchRequest.fetchOffset > 0 {
-            refetch()
+            refetch(updating: Set(candidates.keys))
             return
         }
         var leaving = Set<Int>()          // old offsets
         var toPlace: [Model] = []
         var updatedInPlace = Set<ObjectID>()
+        // Listed objects whose sort values may have changed, with their offsets.
+        var movable: [(object: Model, offset: Int)] = []
         if !deleted.isEmpty {
             // Deleted objects in the results are deleted here or gone with a merge.
             for (offset, object) in objects.enumerated() where !Self.isLive(object) { leaving.insert(offset) }
@@ -169,13 +172,23 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
             } else if !listed && matches && offset == nil {
                 toPlace.append(object)
             } else if listed, let offset {
-                let movable = names.map { changed in sortedPropertyNames.map { !changed.isDisjoint(with: $0) } ?? true } ?? true
-                if movable && !isInPlace(object, at: offset, in: objects) {
-                    leaving.insert(offset)
-                    toPlace.append(object)
+                let sortValuesChanged = names.map { changed in sortedPropertyNames.map { !changed.isDisjoint(with: $0) } ?? true } ?? true
+                if sortValuesChanged {
+                    movable.append((object, offset))
                 } else {
                     updatedInPlace.insert(object.objectID)
                 }
+            }
+        }
+        // One moved object is checked against its neighbours that stay. Several
+        // may be each other's neighbours, so they all leave and are placed again
+        // among objects whose order did not change.
+        if movable.count == 1, isInPlace(movable[0].object, at: movable[0].offset, skipping: leaving) {
+            updatedInPlace.insert(movable[0].object.objectID)
+        } else {
+            for (object, offset) in movable {
+                leaving.insert(offset)
+                toPlace.append(object)
             }
         }
         guard !leaving.isEmpty || !toPlace.isEmpty else {
@@ -224,10 +237,15 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
             updatedObjectIDs: updatedInPlace.subtracting(inserted)))
     }
 
-    /// Whether an object is still where the order puts it among its neighbours.
-    private func isInPlace(_ object: Model, at index: Int, in list: [Model]) -> Bool {
-        if index > 0, !precedes(list[index - 1], object) { return false }
-        if index + 1 < list.count, !precedes(object, list[index + 1]) { return false }
+    /// Whether an object is still where the order puts it among its nearest
+    /// neighbours that stay (those at `leaving` offsets go).
+    private func isInPlace(_ object: Model, at index: Int, skipping leaving: Set<Int>) -> Bool {
+        var before = index - 1
+        while before >= 0, leaving.contains(before) { before -= 1 }
+        if before >= 0, !precedes(objects[before], object) { return false }
+        var after = index + 1
+        while after < objects.count, leaving.contains(after) { after += 1 }
+        if after < objects.count, !precedes(object, objects[after]) { return false }
         return true
     }
 
@@ -262,9 +280,11 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
         return state == .registered || state == .inserted
     }
 
-    private func refetch() {
+    /// Fetches again; objects that keep their place and are among `changed`
+    /// (every one, when nil) are reported updated.
+    private func refetch(updating changed: Set<ObjectID>?) {
         do {
-            apply(try context.fetch(fetchRequest), updated: [])
+            apply(try context.fetch(fetchRequest), updating: changed)
         } catch {
             context.report(error)
         }
@@ -286,9 +306,12 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
     }
 
     /// Takes results fetched again and reports how they differ from the last ones.
-    private func apply(_ new: [Model], updated: Set<ObjectID>) {
+    private func apply(_ new: [Model], updating changed: Set<ObjectID>?) {
         let newIdentities = new.map { ObjectIdentifier($0) }
         let stays = Set(unchangedOrder(from: identities, to: newIdentities))
+        let updated = Set(new.lazy.filter { object in
+            stays.contains(ObjectIdentifier(object)) && (changed?.contains(object.objectID) ?? true)
+        }.map(\.objectID))
         var changes: [CollectionDifference<ObjectID>.Change] = []
         for (offset, identity) in identities.enumerated() where !stays.contains(identity) {
             changes.append(.remove(offset: offset, element: reportedIDs[offset], associatedWith: nil))

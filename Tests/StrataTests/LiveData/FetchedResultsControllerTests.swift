@@ -162,4 +162,68 @@ struct FetchedResultsControllerTests {
         context.processPendingChanges()
         #expect(fired.value)
     }
+
+    @Test(arguments: testedStoreKinds)
+    func neighboursThatMoveTogetherEndInTheOrderAFreshFetchGives(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        for (title, year) in [("A", 2001), ("B", 2002), ("C", 2003)] { context.insert(Book(title: title, year: year)) }
+        try context.save()
+        let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])
+        let controller = FetchedResultsController(fetchRequest: request, context: context)
+        try controller.performFetch()
+        var changes: [FetchedResultsChange] = []
+        controller.onChange = { changes.append($0) }
+
+        // Two neighbours change together, each judged against the other's old place.
+        for book in controller.fetchedObjects where book.year < 2003 { book.year = 2010 }
+        context.processPendingChanges()
+        #expect(titles(controller) == (try context.fetch(request)).map(\.title))
+        #expect(titles(controller) == ["C", "A", "B"])
+        #expect(changes.count == 1)
+
+        // One object moving past a neighbour that leaves the results.
+        let filtered = FetchRequest<Book>(predicate: #Predicate { $0.year < 3000 }, sortBy: [SortDescriptor(\.year)])
+        let narrow = FetchedResultsController(fetchRequest: filtered, context: context)
+        try narrow.performFetch()
+        #expect(titles(narrow) == ["C", "A", "B"])
+        let (c, a) = (narrow.fetchedObjects[0], narrow.fetchedObjects[1])
+        a.year = 3001       // leaves
+        c.year = 2020       // moves past where A was, and past B
+        context.processPendingChanges()
+        #expect(titles(narrow) == (try context.fetch(filtered)).map(\.title))
+        #expect(titles(narrow) == ["B", "C"])
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aLimitedRequestReportsObjectsUpdatedInPlace(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try shelf(stack)
+        let view = stack.container.viewContext
+        var request = Self.byYearThenTitle
+        request.fetchLimit = 2
+        let controller = FetchedResultsController(fetchRequest: request, context: view)
+        try controller.performFetch()
+        #expect(titles(controller) == ["A", "C"])
+        var changes: [FetchedResultsChange] = []
+        controller.onChange = { changes.append($0) }
+
+        let background = stack.container.newContext()
+        let c = try #require(try background.fetch(FetchRequest<Book>(predicate: #Predicate { $0.title == "C" })).first)
+        c.rating = 4.5   // not a sort property: C stays where it is
+        let events = view.events
+        try background.save()
+        #expect(try await events.first(within: .seconds(5)) { $0.isMerge } != nil)
+        #expect(changes.count == 1)
+        #expect(changes.first?.difference.isEmpty == true)
+        #expect(changes.first?.updatedObjectIDs == [c.objectID])
+
+        // Refreshing every object may have changed any of them: all are reported updated.
+        changes = []
+        view.refreshAllObjects()
+        view.processPendingChanges()
+        #expect(changes.count == 1)
+        #expect(changes.first?.difference.isEmpty == true)
+        #expect(changes.first.map { Set($0.updatedObjectIDs) } == Set(controller.fetchedObjects.map(\.objectID)))
+    }
 }
