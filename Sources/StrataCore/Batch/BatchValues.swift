@@ -30,6 +30,17 @@ struct BatchValues {
                     "\(entity.name).\(name) is \(kind); this batch operation sets \(allowed); nothing was written",
                     entityName: entity.name, propertyName: name)
             }
+            // Each side of a one-to-one keeps its own key, which a context keeps
+            // in step and a batch, writing one table, cannot.
+            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
+            if inverse >= 0, let other = destination.relationship(at: inverse), !other.isToMany {
+                throw StrataError(
+                    .validation,
+                    "\(entity.name).\(name) is one side of a one-to-one relationship, whose other side a batch "
+                        + "operation cannot keep in step; set it through a context; nothing was written",
+                    entityName: entity.name, propertyName: name)
+            }
         }
         return ordinal
     }

@@ -182,4 +182,25 @@ struct BatchInsertTests {
         #expect(await eventually { author.books.map(\.title) == ["New"] })
         #expect(view.objectGraphProblems().isEmpty)
     }
+
+    @Test(arguments: testedStoreKinds)
+    func aOneToOneIsRefusedBecauseItsOtherSideWouldNotFollow(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Pilot.self, Licence.self))
+        let pilotID = try stack.container.perform { context in
+            let pilot = Pilot(name: "P")
+            context.insert(pilot)
+            pilot.licence = Licence(number: "first")
+            try context.save()
+            return pilot.objectID
+        }
+        let error = #expect(throws: StrataError.self) {
+            try stack.container.execute(BatchInsertRequest<Licence>(objects: [["number": "second", "holder": pilotID]]))
+        }
+        #expect(error?.code == .validation)
+        #expect(error?.propertyName == "holder")
+        let stored = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Licence>()).map { "\($0.number):\($0.holder?.name ?? "-")" }
+        }
+        #expect(stored == ["first:P"], "nothing was written")
+    }
 }

@@ -62,3 +62,18 @@ let publishingSchema = Schema(Publisher.self, Series.self, Volume.self, Editor.s
 }
 
 let releaseSchema = Schema(Release.self)
+
+/// Each side of a one-to-one keeps its own key.
+@Model final class Pilot {
+    var name: String
+    @Relationship(inverse: \Licence.holder) var licence: Licence?
+
+    init(name: String) { self.name = name }
+}
+
+@Model final class Licence {
+    var number: String
+    var holder: Pilot?
+
+    init(number: String) { self.number = number }
+}
