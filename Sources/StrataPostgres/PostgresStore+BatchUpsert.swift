@@ -18,7 +18,7 @@ extension PostgresStore {
             let keys = entity.uniqueKeyColumns
             let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
-            let allColumns = Array(entity.columnOrdinals.indices)
+            let allColumns = schema.batchColumns(of: entity)
             var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
             var old: [Int64: ContiguousArray<StoredValue>] = [:]
             var inserts: [Int] = []

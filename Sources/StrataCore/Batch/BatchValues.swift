@@ -32,9 +32,7 @@ struct BatchValues {
             }
             // Each side of a one-to-one keeps its own key, which a context keeps
             // in step and a batch, writing one table, cannot.
-            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-            let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
-            if inverse >= 0, let other = destination.relationship(at: inverse), !other.isToMany {
+            if schema.isOneToOne(entity, ordinal: ordinal) {
                 throw StrataError(
                     .validation,
                     "\(entity.name).\(name) is one side of a one-to-one relationship, whose other side a batch "
@@ -157,5 +155,24 @@ struct BatchValues {
         StrataError(
             .validation, "\(entity.name).\(property): \(problem); nothing was written",
             entityName: entity.name, propertyName: property, objectIDs: objectIDs, underlyingError: underlying)
+    }
+}
+
+extension Schema {
+    /// Whether the relationship at `ordinal` is one side of a one-to-one.
+    package func isOneToOne(_ entity: EntityDescription, ordinal: Int) -> Bool {
+        guard let relationship = entity.relationship(at: ordinal), !relationship.isToMany else { return false }
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        guard inverse >= 0, let other = entities[entity.destinationIndexByOrdinal[ordinal]].relationship(at: inverse) else {
+            return false
+        }
+        return !other.isToMany
+    }
+
+    /// The columns (indices into `columnOrdinals`) a batch upsert writes when
+    /// it writes a whole row: all but the keys of one-to-one relationships,
+    /// which it cannot set and must not clear.
+    package func batchColumns(of entity: EntityDescription) -> [Int] {
+        entity.columnOrdinals.indices.filter { !isOneToOne(entity, ordinal: entity.columnOrdinals[$0]) }
     }
 }

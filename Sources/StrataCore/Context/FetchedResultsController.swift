@@ -193,6 +193,12 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
         }
         guard !leaving.isEmpty || !toPlace.isEmpty else {
             if !updatedInPlace.isEmpty {
+                if sectionName != nil {
+                    // An object in place may still have changed the value its section is named by.
+                    registrar.willSet(self, keyPath: \.sections)
+                    cachedSections = nil
+                    registrar.didSet(self, keyPath: \.sections)
+                }
                 report(FetchedResultsChange(difference: CollectionDifference([])!, updatedObjectIDs: updatedInPlace))
             }
             return

@@ -1,4 +1,8 @@
 extension ManagedObjectContext {
+    /// How many merges history that cannot be read waits for before the
+    /// context refreshes its objects instead.
+    static let historyMergeAttempts = 3
+
     /// Merges the change sets other contexts committed since the last call.
     ///
     /// Contexts that merge automatically call this at the start of every
@@ -13,12 +17,19 @@ extension ManagedObjectContext {
             case .history(let transactions):
                 do {
                     try mergeHistory(transactions)
+                    failedHistoryMerges = 0
                 } catch {
-                    // The store could not be read (a connection lost, say): these
-                    // and what came after wait, in order, for the next merge.
                     report(error)
-                    inbox.putBack(items[position...])
-                    return
+                    failedHistoryMerges += 1
+                    if failedHistoryMerges < Self.historyMergeAttempts {
+                        // The store could not be read (a connection lost, say): these
+                        // and what came after wait, in order, for the next merge.
+                        inbox.putBack(items[position...])
+                        return
+                    }
+                    // It keeps failing: refresh instead, as after history pruned unread.
+                    failedHistoryMerges = 0
+                    refreshAfterMissedHistory()
                 }
             case .missedHistory: refreshAfterMissedHistory()
             }

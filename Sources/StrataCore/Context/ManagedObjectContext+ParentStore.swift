@@ -217,6 +217,15 @@ extension ManagedObjectContext {
         // and the child keeps its changes to fix and save again.
         let inserted = Set(pending.inserted.lazy.map { ObjectIdentifier($0) })
         for object in pending.updated { _ = try counterpart(object) }
+        // An object the parent no longer has (it deleted it too) is deleted already.
+        var goneFromParent = Set<ObjectIdentifier>()
+        for object in pending.deleted {
+            do {
+                _ = try counterpart(object)
+            } catch let error as StrataError where error.code == .objectNotFound {
+                goneFromParent.insert(ObjectIdentifier(object))
+            }
+        }
         for (object, ordinals) in changes {
             for related in Self.relatedObjects(of: object, at: ordinals) where !inserted.contains(ObjectIdentifier(related)) {
                 _ = try counterpart(related)
@@ -258,9 +267,8 @@ extension ManagedObjectContext {
                 }
             }
         }
-        // An object the parent no longer has (it deleted it too) is deleted already.
-        for object in pending.deleted {
-            if let target = try? counterpart(object) { parent.deleteObject(target) }
+        for object in pending.deleted where !goneFromParent.contains(ObjectIdentifier(object)) {
+            parent.deleteObject(try counterpart(object))
         }
 
         // The child's baseline is now the parent's state.

@@ -70,6 +70,8 @@ public final class ManagedObjectContext {
     package let contextToken = ContextToken()
     /// How many times the context was reset: batched results reload after one.
     var resetCount = 0
+    /// Merges in a row that could not read the rows of the history they took in.
+    var failedHistoryMerges = 0
     /// Store metadata to write with the next save (nil: remove the key).
     var pendingMetadata: [String: StoredValue?] = [:]
     /// Who hears the context's events (``onEvent(_:)``, ``events``, controllers).

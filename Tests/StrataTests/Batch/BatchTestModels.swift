@@ -65,7 +65,8 @@ let releaseSchema = Schema(Release.self)
 
 /// Each side of a one-to-one keeps its own key.
 @Model final class Pilot {
-    var name: String
+    @Attribute(.unique) var name: String
+    var rank: Int = 0
     @Relationship(inverse: \Licence.holder) var licence: Licence?
 
     init(name: String) { self.name = name }

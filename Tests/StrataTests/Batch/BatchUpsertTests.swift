@@ -213,4 +213,24 @@ struct BatchUpsertTests {
         #expect(badge.count == 1)
         #expect(badge.first?.0 == "from both")
     }
+
+    @Test(arguments: testedStoreKinds)
+    func anOverwritingUpsertKeepsOneToOneLinksItCannotSet(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Pilot.self, Licence.self))
+        try stack.container.perform { context in
+            let pilot = Pilot(name: "P")
+            context.insert(pilot)
+            pilot.licence = Licence(number: "L")
+            try context.save()
+        }
+        try stack.container.execute(BatchInsertRequest<Pilot>(objects: [["name": "P", "rank": 2]]), mergePolicy: .overwrite)
+        let (rank, licence, holder) = try stack.container.perform { context in
+            let pilot = try #require(try context.fetch(FetchRequest<Pilot>()).first)
+            let licence = try #require(try context.fetch(FetchRequest<Licence>()).first)
+            return (pilot.rank, pilot.licence?.number, licence.holder?.name)
+        }
+        #expect(rank == 2)
+        #expect(licence == "L", "the upsert left the pilot's side of the one-to-one alone")
+        #expect(holder == "P")
+    }
 }

@@ -196,6 +196,20 @@ struct FetchedResultsControllerTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func anObjectThatKeepsItsPlaceButChangesItsSectionValueMovesSection(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        for (title, year) in [("A", 1990), ("B", 1995), ("C", 2000)] { context.insert(Book(title: title, year: year)) }
+        try context.save()
+        let controller = FetchedResultsController(fetchRequest: Self.byYearThenTitle, context: context, sectionBy: \.year)
+        try controller.performFetch()
+        #expect(sections(controller) == ["1990: A", "1995: B", "2000: C"])
+        controller.fetchedObjects[1].year = 1996
+        context.processPendingChanges()
+        #expect(sections(controller) == ["1990: A", "1996: B", "2000: C"])
+    }
+
+    @Test(arguments: testedStoreKinds)
     func aLimitedRequestReportsObjectsUpdatedInPlace(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)

@@ -59,7 +59,7 @@ extension MemoryStore {
             let old = Dictionary(uniqueKeysWithValues: Set(holders.compactMap { $0 }).compactMap { key in
                 database.row(entityIndex, key).map { (key, $0.values) }
             })
-            let allColumns = Array(entity.columnOrdinals.indices)
+            let allColumns = schema.batchColumns(of: entity)
             // Rows that write the same columns go together, in the SQLite store's order.
             var byColumns: [[Int]: [Int]] = [:]
             for position in kept.indices {

@@ -45,7 +45,7 @@ extension SQLiteStore {
                 let holders = try keyHolders(of: kept.map { rows.values[$0] }, keys: keys, entityIndex: entityIndex, in: db)
                 try capturePreviousValues(entityIndex: entityIndex, primaryKeys: holders, into: &previous, in: db)
             }
-            let allColumns = Array(entity.columnOrdinals.indices)
+            let allColumns = schema.batchColumns(of: entity)
             // Rows that write the same columns share a statement.
             var byColumns: [[Int]: [Int]] = [:]
             for position in kept.indices {
