@@ -18,7 +18,9 @@ extension ManagedObjectContext {
     }
 
     /// Takes in several history transactions at once, oldest first; each object
-    /// is read from the store at most once.
+    /// is read from the store at most once. When the store cannot be read,
+    /// nothing is merged and the error goes to ``PersistentContainer/logError``:
+    /// keep your token where it was and merge again.
     ///
     /// ```swift
     /// container.viewContext.merge(try container.fetchHistory(after: lastToken))
