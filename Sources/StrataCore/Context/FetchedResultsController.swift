@@ -130,6 +130,15 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
             var candidates: [ObjectID: Set<String>?] = [:]
             for row in merged.inserted where row.entityName == entityName { candidates[row.objectID] = .some(nil) }
             for row in merged.updated where row.entityName == entityName { candidates[row.objectID] = Set(row.propertyNames) }
+            // Members that joined or left (a batch delete of the other side, say)
+            // can change whether an object matches a predicate on the relationship.
+            for change in merged.toManyChanges where change.objectID.entityName == entityName {
+                switch candidates[change.objectID] {
+                case nil: candidates[change.objectID] = [change.relationshipName]
+                case .some(.some(let names)): candidates[change.objectID] = names.union([change.relationshipName])
+                case .some(.none): break
+                }
+            }
             let deleted = Set(merged.deleted.lazy.filter { $0.entityName == self.entityName }.map(\.objectID))
             update(candidates: candidates, deleted: deleted)
         case .didSave(let saved):

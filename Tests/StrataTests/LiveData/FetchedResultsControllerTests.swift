@@ -210,6 +210,28 @@ struct FetchedResultsControllerTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func anObjectLeavesWhenTheMembersItsPredicateNeedsAreBatchDeleted(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context in
+            for (email, titles) in [("x@example.com", ["X1", "X2"]), ("y@example.com", ["Y1"])] {
+                let author = Author(email: email, name: email)
+                context.insert(author)
+                author.books = titles.map { Book(title: $0, year: 2000) }
+            }
+            try context.save()
+        }
+        let view = stack.container.viewContext
+        let request = FetchRequest<Author>(predicate: #Predicate { !$0.books.isEmpty }, sortBy: [SortDescriptor(\.email)])
+        let controller = FetchedResultsController(fetchRequest: request, context: view)
+        try controller.performFetch()
+        #expect(controller.fetchedObjects.map(\.email) == ["x@example.com", "y@example.com"])
+        _ = try stack.container.execute(BatchDeleteRequest<Book>(predicate: #Predicate { $0.title.starts(with: "X") }))
+        view.mergePendingChanges()
+        #expect(controller.fetchedObjects.map(\.email) == (try view.fetch(request)).map(\.email))
+        #expect(controller.fetchedObjects.map(\.email) == ["y@example.com"])
+    }
+
+    @Test(arguments: testedStoreKinds)
     func aLimitedRequestReportsObjectsUpdatedInPlace(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try shelf(stack)
