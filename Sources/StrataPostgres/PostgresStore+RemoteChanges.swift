@@ -137,11 +137,9 @@ extension PostgresStore {
         do {
             transactions = try fetchHistory(HistoryRequest(after: since))
         } catch where error.code == .historyTokenExpired {
-            // Another server pruned history this one had not read: go on from
-            // the latest transaction, and say that what changed is unknown.
-            let latest = (try? currentHistoryToken()) ?? nil
-            remote.withLock { $0.lastToken = latest ?? since }
-            handler(.missedHistory(storeIdentifier: identifier, latest: latest))
+            let (position, event) = RemoteChange.missedHistory(of: self, since: since)
+            remote.withLock { $0.lastToken = position }
+            handler(event)
             return
         } catch {
             Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")

@@ -47,11 +47,15 @@ public struct RemoteChange: Sendable {
         self.changes = changes
     }
 
-    /// The event for history another writer pruned before this store read it:
-    /// what changed up to `latest` is unknown.
-    package static func missedHistory(storeIdentifier: String, latest: HistoryToken?) -> RemoteChange {
-        var change = RemoteChange(storeIdentifier: storeIdentifier, origin: .otherWriter, historyToken: latest)
+    /// After a read of the history after `since` found it pruned (another
+    /// writer pruned it unread): the position a watching store goes on from,
+    /// the latest transaction, and the event that says what changed is unknown.
+    package static func missedHistory(
+        of store: some PersistentStore, since: HistoryToken?
+    ) -> (position: HistoryToken?, event: RemoteChange) {
+        let latest = (try? store.currentHistoryToken()) ?? nil
+        var change = RemoteChange(storeIdentifier: store.identifier, origin: .otherWriter, historyToken: latest)
         change.isIncomplete = true
-        return change
+        return (latest ?? since, change)
     }
 }

@@ -59,11 +59,9 @@ extension SQLiteStore {
         do {
             transactions = try fetchHistory(HistoryRequest(after: since))
         } catch where error.code == .historyTokenExpired {
-            // Another process pruned history this store had not read: go on
-            // from the latest transaction, and say that what changed is unknown.
-            let latest = (try? currentHistoryToken()) ?? nil
-            remoteState.withLock { $0.lastToken = latest ?? since }
-            handler(.missedHistory(storeIdentifier: identifier, latest: latest))
+            let (position, event) = RemoteChange.missedHistory(of: self, since: since)
+            remoteState.withLock { $0.lastToken = position }
+            handler(event)
             return
         } catch {
             return
