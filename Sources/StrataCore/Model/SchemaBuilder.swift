@@ -54,6 +54,12 @@ struct SchemaBuilder {
                 }
                 switch property.kind {
                 case let .attribute(type, isOptional, options, originalName):
+                    if !isOptional, let reader = property.valueReader, !Self.hasFallback(property, reader) {
+                        fail(entity, property.name,
+                             "Strata cannot make a \(reader.typeName) to read when a stored value cannot be read "
+                                 + "(one another program wrote); give the property an initial value, "
+                                 + "declare it optional, or make the type CaseIterable")
+                    }
                     descriptions.append(.attribute(AttributeDescription(
                         name: property.name, type: type, isOptional: isOptional,
                         options: options, originalName: originalName)))
@@ -222,6 +228,14 @@ struct SchemaBuilder {
         }
         inverse[entity][ordinal] = targetOrdinal
         inverse[target][targetOrdinal] = ordinal
+    }
+
+    /// Whether an accessor, which cannot throw, has a value to return for a
+    /// stored value it cannot read: the declared initial value, else one made
+    /// from nothing (see `ModelBacking.unreadableValue(at:as:)`).
+    private static func hasFallback(_ property: PropertyMetadata, _ reader: StoredValueReader) -> Bool {
+        if let declared = property.defaultValue, reader.decode(declared) != nil { return true }
+        return reader.hasStandIn()
     }
 
     private mutating func fail(_ entity: String, _ property: String?, _ message: String) {

@@ -117,23 +117,28 @@ package struct StoredValueReader: @unchecked Sendable {
     /// A ``PersistentValue`` itself (not an enum's raw value or JSON).
     package let isPlainValue: Bool
     package let typeName: String
+    /// Whether Strata can make a value of the type from nothing
+    /// (``standInValue(_:)``), for a read that cannot throw.
+    package let hasStandIn: () -> Bool
 
     static func plain<V: PersistentValue>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
-            reads: { V(storedValue: $0) != nil }, decode: { V(storedValue: $0) }, isPlainValue: true, typeName: "\(V.self)")
+            reads: { V(storedValue: $0) != nil }, decode: { V(storedValue: $0) }, isPlainValue: true, typeName: "\(V.self)",
+            hasStandIn: { standInValue(V.self) != nil })
     }
 
     static func raw<V: RawRepresentable>(_ type: V.Type) -> StoredValueReader where V.RawValue: PersistentValue {
         StoredValueReader(
             reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil },
             decode: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) }, isPlainValue: false,
-            typeName: "\(V.self)")
+            typeName: "\(V.self)", hasStandIn: { standInValue(V.self) != nil })
     }
 
     static func json<V: Decodable>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
             reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil },
-            decode: { JSONValueCoding.decodeStored($0, as: V.self) }, isPlainValue: false, typeName: "\(V.self) (JSON)")
+            decode: { JSONValueCoding.decodeStored($0, as: V.self) }, isPlainValue: false, typeName: "\(V.self) (JSON)",
+            hasStandIn: { standInValue(V.self) != nil })
     }
 }
 

@@ -12,13 +12,13 @@ extension ModelBacking {
     /// relationship followed, a batched fetch read on). The error is reported
     /// to the context's `logError` and the log, and the accessor returns the
     /// property's declared initial value (`var status: Status = .draft`), else
-    /// the type's empty value (zero, `false`, `""`, an empty collection, empty
-    /// data, the reference date, the nil UUID, `about:blank`), else a
-    /// `CaseIterable` enum's first case. A type with none of these (another
-    /// enum, a `Codable` struct) stops the process with the same message:
-    /// give such properties an initial value, or declare them optional, where
-    /// other programs write the store. Nothing is written back unless the
-    /// property is assigned.
+    /// a value made from nothing: the type's empty value (zero, `false`, `""`,
+    /// an empty collection, empty data, the reference date, the nil UUID,
+    /// `about:blank`), an enum's first case, or a `Codable` struct of such
+    /// values (``standInValue(_:)``). A schema refuses a non-optional property
+    /// whose type has none of these and no initial value, so only metadata
+    /// written by hand without a reader can reach the stop below. Nothing is
+    /// written back unless the property is assigned.
     @usableFromInline package func unreadableValue<V>(at ordinal: Int, as type: V.Type) -> V {
         let error = unreadableValueError(at: ordinal, as: V.self)
         coordinator?.report(error)
@@ -55,16 +55,12 @@ package protocol EmptyPersistentValue {
 
 /// What a read that cannot throw returns for a stored value it cannot read as
 /// `V`: the property's declared initial value (`declared`, read by `reader`),
-/// else the type's empty value, else an enum's first case; nil when `V` has
-/// none of these.
+/// else the type's stand-in (``standInValue(_:)``); nil when `V` has neither,
+/// which a validated schema rules out for non-optional properties.
 package func fallbackValue<V>(as type: V.Type, declared: StoredValue?, reader: StoredValueReader?) -> V? {
     if let declared, let value = reader?.decode(declared) as? V { return value }
-    if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
-    if let cases = V.self as? any CaseIterable.Type { return firstCase(of: cases) as? V }
-    return nil
+    return standInValue(V.self)
 }
-
-private func firstCase<C: CaseIterable>(of type: C.Type) -> C? { type.allCases.first }
 
 extension Bool: EmptyPersistentValue { package static var emptyValue: Bool { false } }
 extension Int: EmptyPersistentValue { package static var emptyValue: Int { 0 } }

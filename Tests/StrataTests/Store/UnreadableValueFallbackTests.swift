@@ -12,12 +12,28 @@ enum Mood: String, Codable, Sendable {
     case calm, busy
 }
 
+/// Not `CaseIterable`, and no case has the raw value 0.
+enum Urgency: Int, Sendable {
+    case low = 1, high = 2
+}
+
+struct Weave: Codable, Equatable, Sendable {
+    var threads: Int
+    var pattern: String
+    var mood: Mood
+    var backing: Mood?
+    var layers: [Int]
+}
+
 @Model final class Swatch {
     var name: String
     var shade: Shade
     var mood: Mood = .busy
     var tags: [String]
     var spareShade: Shade?
+    var finish: Mood
+    var urgency: Urgency
+    var weave: Weave
 
     init(name: String) {
         self.name = name
@@ -25,6 +41,9 @@ enum Mood: String, Codable, Sendable {
         mood = .calm
         tags = ["one"]
         spareShade = .green
+        finish = .busy
+        urgency = .high
+        weave = Weave(threads: 3, pattern: "twill", mood: .busy, backing: .calm, layers: [1])
     }
 }
 
@@ -54,7 +73,8 @@ struct UnreadableValueFallbackTests {
         let queue = try DatabaseQueue(path: url.path)
         try queue.write { db in
             try db.execute(sql: """
-                UPDATE Swatch SET shade = 'mauve', mood = 'grumpy', tags = '{not json', spareShade = 'teal'
+                UPDATE Swatch SET shade = 'mauve', mood = 'grumpy', tags = '{not json', spareShade = 'teal',
+                    finish = 'matte', urgency = 7, weave = '{"threads": "many"}'
                 """)
         }
         try queue.close()
@@ -65,7 +85,7 @@ struct UnreadableValueFallbackTests {
         let queue = try DatabaseQueue(path: url.path)
         defer { try? queue.close() }
         return try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT name, shade, mood, tags, spareShade FROM Swatch")
+            try Row.fetchOne(db, sql: "SELECT name, shade, mood, tags, spareShade, finish, CAST(urgency AS TEXT), weave FROM Swatch")
                 .map { row in (0..<row.count).map { row[$0] as String } } ?? []
         }
     }
@@ -77,7 +97,7 @@ struct UnreadableValueFallbackTests {
         return container
     }
 
-    @Test func aFaultFiredInAnAccessorReadsTheInitialValueTheEmptyValueOrTheFirstCase() async throws {
+    @Test func aFaultFiredInAnAccessorReadsTheInitialValueOrAValueMadeFromNothing() async throws {
         let directory = TemporaryDirectory()
         let url = try await storeWithForeignValues(directory)
         let container = try await open(url)
@@ -97,14 +117,20 @@ struct UnreadableValueFallbackTests {
             #expect(swatch.tags == [])  // an empty collection
             #expect(swatch.shade == .red)  // a CaseIterable enum's first case
             #expect(swatch.spareShade == nil)
+            #expect(swatch.finish == .calm)  // any enum's first case
+            #expect(swatch.urgency == .low)
+            // A Codable struct of empty values.
+            #expect(swatch.weave == Weave(threads: 0, pattern: "", mood: .calm, backing: nil, layers: []))
             swatch.name = "renamed"
             try context.save()
         }
-        #expect(Set(reported.withLock { $0 }).isSuperset(of: ["mood", "tags", "shade", "spareShade"]))
+        #expect(Set(reported.withLock { $0 }).isSuperset(of: ["mood", "tags", "shade", "spareShade", "finish", "urgency", "weave"]))
         try container.persistentStoreCoordinator.close()
 
         // Only the assigned column was written: the foreign values are still there.
-        #expect(try storedValues(at: url) == ["renamed", "mauve", "grumpy", "{not json", "teal"])
+        #expect(try storedValues(at: url) == [
+            "renamed", "mauve", "grumpy", "{not json", "teal", "matte", "7", #"{"threads": "many"}"#,
+        ])
     }
 
     @Test func aSnapshotOfSuchAnObjectReadsTheSameFallbacks() async throws {
@@ -121,6 +147,9 @@ struct UnreadableValueFallbackTests {
         #expect(snapshot.tags == [])
         #expect(snapshot.shade == .red)
         #expect(snapshot.spareShade == nil)
+        #expect(snapshot.finish == .calm)
+        #expect(snapshot.urgency == .low)
+        #expect(snapshot.weave.threads == 0)
     }
 
     @Test func aFetchStillRefusesThemWhereItCanThrow() async throws {
@@ -131,5 +160,29 @@ struct UnreadableValueFallbackTests {
         }
         #expect(error?.code == .valueConversion)
         #expect(error?.entityName == "Swatch")
+    }
+
+    @Test func aSchemaRefusesAPropertyNothingCanStandInFor() throws {
+        let error = #expect(throws: StrataError.self) { try Schema(Tapestry.self).validate() }
+        #expect(error?.code == .invalidSchema)
+        #expect(error?.message.contains("Tapestry.pattern") == true)
+        #expect(error?.message.contains("Tapestry.backup") == false)
+        #expect(error?.message.contains("Tapestry.spare") == false)
+    }
+}
+
+/// A type with payloads that is neither `CaseIterable` nor decodable from
+/// nothing: Strata cannot make one.
+enum Stitch: Codable, Equatable, Sendable {
+    case cross(size: Int), chain(String)
+}
+
+@Model final class Tapestry {
+    var pattern: Stitch
+    var backup: Stitch = .chain("plain")
+    var spare: Stitch?
+
+    init() {
+        pattern = .cross(size: 2)
     }
 }
