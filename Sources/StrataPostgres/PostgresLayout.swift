@@ -58,6 +58,8 @@ struct PostgresLayout: Sendable {
     let orderedIndexColumns: [[Int: [String]]]
     /// The join tables, each once (under its canonical side).
     let joinTables: [JoinTableDefinition]
+    /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
+    let denyEdges: [ForeignKeyEdge]
     let schema: Schema
 
     static let versionColumn = "_version"
@@ -74,6 +76,7 @@ struct PostgresLayout: Sendable {
         transactionTable = qualified("_strata_history_transaction")
         changeTable = qualified("_strata_history_change")
         channel = Self.channel(namespace: namespace)
+        denyEdges = ForeignKeyEdge.all(in: schema).filter { $0.rule == .deny }
         entities = schema.entities.map { entity in
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let folded: [String?] = entity.columnOrdinals.map { ordinal in

@@ -3,7 +3,7 @@ import StrataCore
 extension PostgresStore {
     /// The scratch table of one batch delete: every row it will remove. A
     /// temporary table of the connection, emptied when the transaction ends.
-    private static let doomedTable = "pg_temp._strata_batch_doomed"
+    static let doomedTable = "pg_temp._strata_batch_doomed"
 
     /// Deletes rows of one entity and everything their cascade rules reach, in
     /// one transaction, reporting the exact effect, as the SQLite store does:
@@ -64,6 +64,7 @@ extension PostgresStore {
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed.contains($0.parentIndex) }, in: session)
+            try releaseDeniedKeys(amongDoomed: doomed, in: session)
             for doomedIndex in doomed.sorted() {
                 try session.execute(
                     "DELETE FROM \(layout.entities[doomedIndex].table) WHERE pk IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = $1)",

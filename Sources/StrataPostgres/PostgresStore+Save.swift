@@ -39,6 +39,7 @@ extension PostgresStore {
             return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: check.conflicts)
         }
         let previous = try capturePreviousValues(for: request, in: session)
+        try releaseDeniedKeys(of: request.deletes, in: session)
         var changes = ChangeSet(storeIdentifier: identifier)
         changes.author = request.author
         changes.contextName = request.contextName

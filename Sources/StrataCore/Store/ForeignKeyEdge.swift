@@ -10,8 +10,8 @@ package struct ForeignKeyEdge: Sendable {
     /// The entity holding the column, the to-one's ordinal and its quoted column.
     package let childIndex: Int
     package let ordinal: Int
-    /// The quoted column name (SQLite).
-    let column: String
+    /// The quoted column name.
+    package let column: String
     /// The referenced entity, and the ordinal of the inverse that declares the rule (-1: none).
     package let parentIndex: Int
     package let inverseOrdinal: Int

@@ -150,6 +150,62 @@ struct BatchDeleteTests {
         #expect(result.count == 2)
     }
 
+    /// Three drawers, each inside the one before; returns their IDs, outermost first.
+    private func nestedDrawers(_ container: PersistentContainer) throws -> [ObjectID] {
+        try container.perform { context in
+            let drawers = ["root", "middle", "leaf"].map(Drawer.init(name:))
+            for drawer in drawers { context.insert(drawer) }
+            drawers[1].parent = drawers[0]
+            drawers[2].parent = drawers[1]
+            try context.save()
+            return drawers.map(\.objectID)
+        }
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func rowsThatADenyRuleRelatesGoTogetherWhenAllAreDeleted(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Drawer.self))
+        let drawers = try nestedDrawers(stack.container)
+
+        // The outer drawers still hold one that stays: refused, nothing written.
+        let error = try #require(throws: StrataError.self) {
+            try stack.container.execute(BatchDeleteRequest<Drawer>(objectIDs: Array(drawers.prefix(2))))
+        }
+        #expect(error.code == .validation)
+        #expect(error.objectIDs == [drawers[2]])
+        #expect(try stack.container.newContext().count(for: FetchRequest<Drawer>()) == 3)
+
+        // With the drawer they hold, all three go, whatever order their keys are in.
+        let result = try stack.container.execute(BatchDeleteRequest<Drawer>(resultType: .objectIDs))
+        #expect(Set(result.objectIDs) == Set(drawers))
+        #expect(try stack.container.newContext().count(for: FetchRequest<Drawer>()) == 0)
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aContextDeletesDrawersWithTheDrawersTheyHold(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Drawer.self))
+        let drawers = try nestedDrawers(stack.container)
+        try stack.container.perform { context throws in
+            for id in drawers { context.delete(try context.existingObject(with: id, as: Drawer.self)) }
+            try context.save()
+        }
+        #expect(try stack.container.newContext().count(for: FetchRequest<Drawer>()) == 0)
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aContextDeletesAPublisherWithTheContractsThatWouldDenyIt(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: publishingSchema)
+        let catalogue = try Catalogue(stack.container, withContract: true)
+        try stack.container.perform { context throws in
+            context.delete(try context.existingObject(with: catalogue.first, as: Publisher.self))
+            context.delete(try context.existingObject(with: #require(catalogue.contract), as: Contract.self))
+            try context.save()
+        }
+        let context = stack.container.newContext()
+        #expect(try context.count(for: FetchRequest<Publisher>()) == 1)
+        #expect(try context.count(for: FetchRequest<Contract>()) == 0)
+    }
+
     @Test(arguments: testedStoreKinds)
     func anIDOfAnotherEntityIsRejected(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: publishingSchema)

@@ -46,6 +46,15 @@ import Strata
 
 let publishingSchema = Schema(Publisher.self, Series.self, Volume.self, Editor.self, Contract.self)
 
+/// A drawer cannot go while it holds drawers, unless they go with it.
+@Model final class Drawer {
+    var name: String
+    var parent: Drawer?
+    @Relationship(deleteRule: .deny, inverse: \Drawer.parent) var children: [Drawer] = []
+
+    init(name: String) { self.name = name }
+}
+
 /// Attributes whose values convert: enums by raw value, dates, `Codable` as JSON.
 @Model final class Release {
     var title: String

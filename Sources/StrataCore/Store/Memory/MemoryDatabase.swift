@@ -134,6 +134,8 @@ final class MemoryDatabase: @unchecked Sendable {
     private var touched: [(entity: Int, key: Int64)] = []
     /// The foreign-key edges pointing at each entity.
     private let edgesByParent: [[ForeignKeyEdge]]
+    /// Whether a `.deny` rule guards any foreign key.
+    let hasDenyRules: Bool
     /// The joins each entity is a side of: (join, whether it is the source).
     private let joinsByEntity: [[(key: JoinKey, isSource: Bool)]]
 
@@ -151,6 +153,7 @@ final class MemoryDatabase: @unchecked Sendable {
         // foreign keys that point at a table.
         for edge in ForeignKeyEdge.all(in: schema).reversed() { byParent[edge.parentIndex].append(edge) }
         edgesByParent = byParent
+        hasDenyRules = byParent.joined().contains { $0.rule == .deny }
         var byEntity = schema.entities.map { _ in [(key: JoinKey, isSource: Bool)]() }
         for entity in schema.entities {
             for ordinal in entity.relationshipOrdinals {
@@ -296,6 +299,25 @@ final class MemoryDatabase: @unchecked Sendable {
         guard case .integer(let owner)? = tables[entityIndex].rows[key]?.values[ordinal] else { return }
         let mark = positionMarks[KeyColumn(entityIndex: entityIndex, ordinal: ordinal)]?[owner]
         setPosition((mark ?? -1) + 1, entityIndex: entityIndex, key: key, ordinal: ordinal)
+    }
+
+    /// Clears the `.deny`-guarded keys that rows of `doomed` (keys by entity)
+    /// hold on other rows of it, before they all go: rows that go together
+    /// may point at each other (a folder and the folder inside it), and
+    /// `delete` refuses a row while another points at it through such a key,
+    /// as SQLite's `RESTRICT` does as each row goes.
+    func releaseDeniedKeys(among doomed: [Int: Set<Int64>]) {
+        for (parent, parentKeys) in doomed {
+            for edge in edgesByParent[parent] where edge.rule == .deny {
+                guard let childKeys = doomed[edge.childIndex] else { continue }
+                let column = KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal)
+                for key in parentKeys {
+                    for child in rows(pointingAt: key, from: column) where childKeys.contains(child) {
+                        modify(edge.childIndex, child) { $0.values[edge.ordinal] = .null }
+                    }
+                }
+            }
+        }
     }
 
     /// Deletes a row and applies what its referrers' delete rules say:

@@ -173,6 +173,7 @@ extension MemoryStore {
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed[$0.parentIndex] != nil }, doomed: doomed, in: database)
+            database.releaseDeniedKeys(among: doomed)
             for doomedEntity in doomed.keys.sorted() {
                 for key in doomed[doomedEntity]!.sorted() { try database.delete(doomedEntity, key) }
             }

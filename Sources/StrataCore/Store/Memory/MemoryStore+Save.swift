@@ -1,8 +1,4 @@
 /// Saves into an in-memory store, with the SQLite store's semantics: the same
-/// conflicts found before anything is written, the same order of writes
-/// (deletions that free a unique key, inserts, updates, to-many order, other
-/// deletions), the same change set and history.
-/// Saves into an in-memory store, with the SQLite store's semantics: the same
 /// conflicts found before anything is written, the same two attempts (writes
 /// check versions themselves; when one misses, everything is taken back and
 /// the save runs again reporting every conflict), the same order of writes
@@ -47,6 +43,11 @@ extension MemoryStore {
         changes.contextName = request.contextName
         changes.originToken = origin
         var result = SaveResult(changes: changes)
+        if database.hasDenyRules {
+            var doomed: [Int: Set<Int64>] = [:]
+            for delete in request.deletes { doomed[delete.entityIndex, default: []].insert(delete.primaryKey) }
+            database.releaseDeniedKeys(among: doomed)
+        }
         let first = Self.ordered(request.deletes.filter { unique.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
         let rest = Self.ordered(request.deletes.filter { !unique.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
         guard try deleteRows(first, checked: checkFirst, into: &result, in: database) else { return nil }

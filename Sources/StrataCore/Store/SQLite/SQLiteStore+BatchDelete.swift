@@ -20,11 +20,7 @@ extension SQLiteStore {
         entityIndex: Int, selection: BatchDeleteSelection, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, previous in
-            try db.execute(sql: """
-                CREATE TEMP TABLE IF NOT EXISTS _strata_batch_doomed (
-                entity INTEGER NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID
-                """)
-            try db.execute(sql: "DELETE FROM \(Self.doomedTable)")
+            try createDoomedTable(in: db)
             try selectRoots(entityIndex: entityIndex, selection: selection, in: db)
             result.primaryKeys = try integers("SELECT pk FROM \(Self.doomedTable) WHERE entity = ? ORDER BY pk",
                                               [.integer(Int64(entityIndex))], in: db)
@@ -51,6 +47,7 @@ extension SQLiteStore {
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed.contains($0.parentIndex) }, in: db)
+            try releaseDeniedKeys(layout.denyEdges.filter { doomed.contains($0.childIndex) && doomed.contains($0.parentIndex) }, in: db)
             for entityIndex in doomed.sorted() {
                 let delete = RawStatement(try db.cachedStatement(sql: """
                     DELETE FROM \(layout.entities[entityIndex].table) \

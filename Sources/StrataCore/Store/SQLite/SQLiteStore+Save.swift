@@ -56,6 +56,7 @@ extension SQLiteStore {
         if !check.conflicts.isEmpty { throw ConflictAbort(conflicts: check.conflicts) }
         // Tombstones and old values must be read before any row changes.
         let previous = try capturePreviousValues(for: request, in: db)
+        try releaseDeniedKeys(of: request.deletes, in: db)
         var changes = ChangeSet(storeIdentifier: identifier)
         changes.author = request.author
         changes.contextName = request.contextName

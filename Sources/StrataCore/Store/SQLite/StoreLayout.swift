@@ -35,6 +35,8 @@ package struct StoreLayout: Sendable {
     package let entities: [Entity]
     /// Where to-many members and their order are kept.
     package let relationships: RelationshipLayout
+    /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
+    package let denyEdges: [ForeignKeyEdge]
 
     package init(schema: Schema) {
         let entities = schema.entities.map { entity in
@@ -53,6 +55,7 @@ package struct StoreLayout: Sendable {
         }
         self.entities = entities
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))
+        denyEdges = ForeignKeyEdge.all(in: schema).filter { $0.rule == .deny }
     }
 
     /// `UPDATE … SET` for a set of changed columns.
