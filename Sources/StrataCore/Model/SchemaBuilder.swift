@@ -56,9 +56,9 @@ struct SchemaBuilder {
                 case let .attribute(type, isOptional, options, originalName):
                     if !isOptional, let reader = property.valueReader, !Self.hasFallback(property, reader) {
                         fail(entity, property.name,
-                             "Strata cannot make a \(reader.typeName) to read when a stored value cannot be read "
-                                 + "(one another program wrote); give the property an initial value, "
-                                 + "declare it optional, or make the type CaseIterable")
+                             "has nothing to read in place of a stored value it cannot read (one another program "
+                                 + "wrote), as Strata cannot make a \(reader.typeName) from nothing; give the property "
+                                 + "an initial value, declare it optional, or make the type CaseIterable")
                     }
                     descriptions.append(.attribute(AttributeDescription(
                         name: property.name, type: type, isOptional: isOptional,

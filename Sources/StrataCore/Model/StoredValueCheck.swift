@@ -110,7 +110,7 @@ package struct StoredValueCheck: Sendable {
 /// How a property's Swift type reads stored values, recorded by the
 /// ``PropertyMetadata`` factory methods, which know the type.
 package struct StoredValueReader: @unchecked Sendable {
-    // @unchecked: `reads` and `decode` only convert the value they are given, capturing nothing but metatypes.
+    // @unchecked: the closures only convert or make values of the type, capturing nothing but metatypes.
     package let reads: (StoredValue) -> Bool
     /// The stored value as the property's Swift type (unwrapped), or nil when it cannot be read.
     package let decode: (StoredValue) -> Any?
