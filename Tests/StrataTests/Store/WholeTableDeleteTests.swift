@@ -69,6 +69,41 @@ struct WholeTableDeleteTests {
         #expect(mine.deletedObjects.count == Self.count, "the context keeps its deletions")
     }
 
+    /// Memos at `versions` different versions: memo `n` changed `n % versions` times.
+    static func memosAtVersions(_ kind: StoreKind, _ versions: Int) async throws -> TestStack {
+        let stack = try await Self.memos(kind)
+        for round in 1..<versions {
+            try stack.container.perform { context in
+                for memo in try context.fetch(FetchRequest<Memo>()) where memo.words % versions >= round {
+                    memo.title += "'"
+                }
+            }
+        }
+        return stack
+    }
+
+    @Test(arguments: testedStoreKinds, [3, 6])
+    func rowsAtManyVersionsAreDeletedAndAStaleOneAmongThemIsAConflict(_ kind: StoreKind, versions: Int) async throws {
+        let stack = try await Self.memosAtVersions(kind, versions)
+        let mine = stack.container.newContext()
+        let memos = try mine.fetch(FetchRequest<Memo>(sortBy: [SortDescriptor(\.words)]))
+        #expect(Set(memos.map { $0.title.filter { $0 == "'" }.count }).count == versions, "the memos are at \(versions) versions")
+        // A memo at the highest version, changed again elsewhere.
+        let changed = memos[versions - 1].objectID
+        try stack.container.perform { context in
+            try context.existingObject(with: changed, as: Memo.self).words = -1
+        }
+        for memo in memos { mine.delete(memo) }
+        let error = try #require(throws: StrataError.self) { try mine.save() }
+        #expect(error.conflicts.map(\.objectID) == [changed])
+        #expect(try Self.memoCount(stack) == Self.count, "a conflict deletes nothing")
+
+        let again = stack.container.newContext()
+        for memo in try again.fetch(FetchRequest<Memo>()) { again.delete(memo) }
+        try again.save()
+        #expect(try Self.memoCount(stack) == 0)
+    }
+
     @Test(arguments: testedStoreKinds)
     func deletingEveryBookNullifiesTheirAuthorsToMany(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
