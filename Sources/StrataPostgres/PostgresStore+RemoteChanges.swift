@@ -28,6 +28,7 @@ extension PostgresStore {
             state.generation += 1
             return state.generation
         }
+        scheduleListenerCheck(generation: generation)
         do {
             try listen(generation: generation)
         } catch {
@@ -105,6 +106,37 @@ extension PostgresStore {
             Self.deliveries.asyncAfter(deadline: .now() + delay) { [weak self] in
                 self?.reconnect(generation: generation, attempt: attempt + 1)
             }
+        }
+    }
+
+    /// Asks the listening connection for an answer every
+    /// `listenerCheckInterval` while watching lasts (whichever connection
+    /// listens by then), closing one that gives none in that time: its close
+    /// starts the reconnection. A connection a network failure left open
+    /// with no server behind it would otherwise wait for notifications forever.
+    private func scheduleListenerCheck(generation: Int) {
+        let interval = pool.description.listenerCheckInterval
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        Self.deliveries.asyncAfter(deadline: .now() + seconds) { [weak self] in
+            guard let store = self else { return }
+            let (watching, listener) = store.remote.withLock { ($0.generation == generation, $0.listener) }
+            guard watching else { return }
+            if let listener { Self.check(listener, within: interval) }
+            store.scheduleListenerCheck(generation: generation)
+        }
+    }
+
+    private static func check(_ listener: PostgresConnection, within timeout: Duration) {
+        let answered = Locked(false)
+        let query = listener.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: PostgresConnectionPool.logger)
+        query.whenComplete { result in
+            answered.withLock { $0 = true }
+            if case .failure = result { listener.closeKeepingAlive() }
+        }
+        listener.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            guard !answered.withLock({ $0 }) else { return }
+            logger.warning("PostgreSQL remote changes: the listening connection gave no answer in \(timeout); listening again")
+            listener.closeKeepingAlive()
         }
     }
 

@@ -39,6 +39,12 @@ public struct PostgresStoreDescription: Sendable, Hashable {
     public var migrationLockTimeout: Duration = .seconds(5)
     /// How many times a migration tries before it fails with `.migrationFailed`.
     public var migrationAttempts: Int = 5
+    /// How often the connection that listens for other servers' commits is
+    /// asked for an answer. One that gives none within this time is closed, and
+    /// the store listens again on a new one and catches up from its last
+    /// history token: a network failure can leave a connection open with no
+    /// server behind it, which would otherwise hear nothing more, and say nothing.
+    public var listenerCheckInterval: Duration = .seconds(15)
 
     public init(
         host: String, port: Int = 5432, database: String, username: String, password: String? = nil,
@@ -56,7 +62,8 @@ public struct PostgresStoreDescription: Sendable, Hashable {
 
     /// A description from a connection URL:
     /// `postgres://user[:password]@host[:port]/database[?schema=name&sslmode=disable|prefer|require&pool=n]`,
-    /// also `migration_lock_timeout=5s` (or `500ms`) and `migration_attempts=n`
+    /// also `migration_lock_timeout=5s` (or `500ms`), `migration_attempts=n` and
+    /// `listener_check=15s`
     /// (`postgresql://` too; user and password percent-encoded). Anything it
     /// cannot read fails with `.invalidStoreLocation`, naming the part.
     public init(url text: String) throws(StrataError) {
@@ -97,6 +104,11 @@ public struct PostgresStoreDescription: Sendable, Hashable {
                     throw refuse("has migration_attempts \(value); use a positive number")
                 }
                 migrationAttempts = attempts
+            case "listener_check":
+                guard let interval = Self.duration(value) else {
+                    throw refuse("has listener_check \(value); use milliseconds or seconds, as 500ms or 15s")
+                }
+                listenerCheckInterval = interval
             default:
                 throw refuse("has an option Strata does not know: \(item.name)")
             }

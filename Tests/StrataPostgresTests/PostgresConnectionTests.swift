@@ -10,7 +10,7 @@ struct PostgresStoreDescriptionTests {
     func aURLGivesEveryPart() throws {
         let description = try PostgresStoreDescription(
             url: "postgresql://app%40web:s%3Acret@db.internal:6543/library?schema=books&sslmode=require&pool=16"
-                + "&migration_lock_timeout=750ms&migration_attempts=9")
+                + "&migration_lock_timeout=750ms&migration_attempts=9&listener_check=2s")
         #expect(description.host == "db.internal")
         #expect(description.port == 6543)
         #expect(description.database == "library")
@@ -21,11 +21,13 @@ struct PostgresStoreDescriptionTests {
         #expect(description.maximumConnections == 16)
         #expect(description.migrationLockTimeout == .milliseconds(750))
         #expect(description.migrationAttempts == 9)
+        #expect(description.listenerCheckInterval == .seconds(2))
         #expect(try PostgresStoreDescription(url: "postgres://u@h/d?migration_lock_timeout=2s").migrationLockTimeout == .seconds(2))
 
         let plain = try PostgresStoreDescription(url: "postgres://strata@localhost/strata")
         #expect(plain.port == 5432 && plain.password == nil && plain.schemaName == "public" && plain.tls == .prefer)
         #expect(plain.migrationLockTimeout == .seconds(5) && plain.migrationAttempts == 5)
+        #expect(plain.listenerCheckInterval == .seconds(15))
     }
 
     @Test(arguments: [
@@ -39,6 +41,7 @@ struct PostgresStoreDescriptionTests {
         ("postgres://u@h/d?migration_lock_timeout=5", "migration_lock_timeout"),
         ("postgres://u@h/d?migration_lock_timeout=0s", "migration_lock_timeout"),
         ("postgres://u@h/d?migration_attempts=0", "migration_attempts"),
+        ("postgres://u@h/d?listener_check=often", "listener_check"),
         ("postgres://u@h/d?timeout=5", "does not know: timeout"),
     ])
     func anUnreadableURLIsRefusedWithTheReason(_ url: String, _ reason: String) {

@@ -14,6 +14,12 @@ enum PostgresTestServer {
     /// Whether server tests run: a URL is set, or CI requires one (and then they fail without it).
     static var isAvailable: Bool { url != nil || isRequired }
 
+    /// Whether the server runs on this machine (its processes can be signalled).
+    static var isOnThisMachine: Bool {
+        guard let url, let host = URLComponents(string: url)?.host else { return isRequired }
+        return ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+    }
+
     static let skipReason: Comment =
         "no PostgreSQL server: set STRATA_POSTGRES_URL (postgres://user@host:port/database); .ci/run starts one"
 
