@@ -60,6 +60,8 @@ struct PostgresLayout: Sendable {
     let joinTables: [JoinTableDefinition]
     /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
     let denyEdges: [ForeignKeyEdge]
+    /// The foreign keys a `.cascade` rule drives (`ON DELETE CASCADE`).
+    let cascadeEdges: [ForeignKeyEdge]
     let schema: Schema
 
     static let versionColumn = "_version"
@@ -76,7 +78,9 @@ struct PostgresLayout: Sendable {
         transactionTable = qualified("_strata_history_transaction")
         changeTable = qualified("_strata_history_change")
         channel = Self.channel(namespace: namespace)
-        denyEdges = ForeignKeyEdge.all(in: schema).filter { $0.rule == .deny }
+        let edges = ForeignKeyEdge.all(in: schema)
+        denyEdges = edges.filter { $0.rule == .deny }
+        cascadeEdges = edges.filter { $0.rule == .cascade }
         entities = schema.entities.map { entity in
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let folded: [String?] = entity.columnOrdinals.map { ordinal in

@@ -114,28 +114,30 @@ extension PostgresStore {
     /// listens by then), closing one that gives none in that time: its close
     /// starts the reconnection. A connection a network failure left open
     /// with no server behind it would otherwise wait for notifications forever.
+    /// The checks run on an event loop, not the delivery queue, which a
+    /// catch-up may hold for as long as the server takes to answer.
     private func scheduleListenerCheck(generation: Int) {
-        let interval = pool.description.listenerCheckInterval
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-        Self.deliveries.asyncAfter(deadline: .now() + seconds) { [weak self] in
-            guard let store = self else { return }
+        // A shorter interval would close each listener before it could answer.
+        let interval = TimeAmount(max(pool.description.listenerCheckInterval, .milliseconds(100)))
+        MultiThreadedEventLoopGroup.singleton.any().scheduleRepeatedTask(initialDelay: interval, delay: interval) {
+            [weak self] task in
+            guard let store = self else { return task.cancel() }
             let (watching, listener) = store.remote.withLock { ($0.generation == generation, $0.listener) }
-            guard watching else { return }
+            guard watching else { return task.cancel() }
             if let listener { Self.check(listener, within: interval) }
-            store.scheduleListenerCheck(generation: generation)
         }
     }
 
-    private static func check(_ listener: PostgresConnection, within timeout: Duration) {
+    private static func check(_ listener: PostgresConnection, within timeout: TimeAmount) {
         let answered = Locked(false)
         let query = listener.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: PostgresConnectionPool.logger)
         query.whenComplete { result in
             answered.withLock { $0 = true }
             if case .failure = result { listener.closeKeepingAlive() }
         }
-        listener.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+        listener.eventLoop.scheduleTask(in: timeout) {
             guard !answered.withLock({ $0 }) else { return }
-            logger.warning("PostgreSQL remote changes: the listening connection gave no answer in \(timeout); listening again")
+            logger.warning("PostgreSQL remote changes: the listening connection gave no answer in \(timeout.nanoseconds / 1_000_000) ms; listening again")
             listener.closeKeepingAlive()
         }
     }

@@ -21,6 +21,7 @@ extension PostgresStore {
         do {
             result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: false, in: session) }
         } catch where error.code == Self.versionMismatch {
+            rerunSaves.withLock { $0 += 1 }
             result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: true, in: session) }
         }
         if result.conflicts.isEmpty { didCommit(result.changes) }
@@ -315,7 +316,8 @@ extension PostgresStore {
 
     // MARK: Deletes
 
-    /// Deletes rows by entity, in primary-key order, and records them.
+    /// Deletes rows by entity, in primary-key order, and records them. An
+    /// entity's rows go before those of the entities that cascade to them.
     private func deleteRows(
         _ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in session: PostgresSession
     ) throws(StrataError) {
@@ -323,7 +325,8 @@ extension PostgresStore {
         var byEntity = [[(key: Int64, version: Int64?)]](repeating: [], count: schema.entities.count)
         for delete in deletes { byEntity[delete.entityIndex].append((delete.primaryKey, delete.expectedVersion)) }
         result.changes.deleted.reserveCapacity(result.changes.deleted.count + deletes.count)
-        for (entityIndex, var rows) in byEntity.enumerated() where !rows.isEmpty {
+        for entityIndex in deletionOrder(of: byEntity.indices.filter { !byEntity[$0].isEmpty }) {
+            var rows = byEntity[entityIndex]
             // A context lists its deletions in key order, typically: sort only when not.
             if zip(rows, rows.dropFirst()).contains(where: { $0.key >= $1.key }) {
                 rows.sort { $0.key < $1.key }
@@ -337,9 +340,12 @@ extension PostgresStore {
             }
             let keys = rows.map(\.key)
             let table = layout.entities[entityIndex].table
+            // Rows that cascade to rows of their own entity go in one statement:
+            // a later one would miss the rows an earlier one's cascade took.
+            let cascadesWithin = layout.cascadeEdges.contains { $0.childIndex == entityIndex && $0.parentIndex == entityIndex }
             if checked || !rows.contains(where: { $0.version != nil }) {
                 try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)])
-            } else if let groups = Self.keysByVersion(rows) {
+            } else if let groups = Self.keysByVersion(rows), groups.count == 1 || !cascadesWithin {
                 // Only rows at their expected version go; a shortfall is a conflict. No row comes back.
                 var deleted = 0
                 for (version, keys) in groups {
@@ -367,6 +373,28 @@ extension PostgresStore {
                     entity: entity, ordinals: [], values: [], version: 0))
             }
         }
+    }
+
+    /// The entities of `present` in the order their rows are deleted: each
+    /// after the entities its rows cascade to. `ON DELETE CASCADE` acts when
+    /// a statement ends, so deleting a parent first would take the children a
+    /// later statement expects, and the save would run again, checking first.
+    /// Entities that cascade to each other in a cycle keep their own order.
+    private func deletionOrder(of present: [Int]) -> [Int] {
+        let edges = layout.cascadeEdges.filter {
+            $0.childIndex != $0.parentIndex && present.contains($0.childIndex) && present.contains($0.parentIndex)
+        }
+        guard !edges.isEmpty else { return present }
+        var remaining = present
+        var order: [Int] = []
+        while !remaining.isEmpty {
+            let next = remaining.firstIndex { entity in
+                !edges.contains { $0.parentIndex == entity && remaining.contains($0.childIndex) }
+            }
+            guard let next else { return order + remaining }
+            order.append(remaining.remove(at: next))
+        }
+        return order
     }
 
     /// The most expected versions deleted with one statement each.

@@ -32,6 +32,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     let layout: PostgresLayout
     let observers = StoreObservers()
     let remote = Locked(PostgresRemoteState())
+    /// Saves whose first attempt met a row at another version and ran again,
+    /// checking first (see `save(_:origin:)`).
+    let rerunSaves = Locked(0)
     /// The advisory lock every write of this namespace holds.
     let writeLock: Int64
     /// The schema fingerprint the store recorded when it was opened: a write

@@ -44,6 +44,7 @@ public struct PostgresStoreDescription: Sendable, Hashable {
     /// the store listens again on a new one and catches up from its last
     /// history token: a network failure can leave a connection open with no
     /// server behind it, which would otherwise hear nothing more, and say nothing.
+    /// Intervals under 100 ms count as 100 ms.
     public var listenerCheckInterval: Duration = .seconds(15)
 
     public init(

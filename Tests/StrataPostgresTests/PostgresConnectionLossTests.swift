@@ -75,6 +75,9 @@ struct PostgresConnectionLossTests {
         let (listener, pid) = try await Self.listenerProcess(of: store)
         // A stopped server process keeps its connection open and answers
         // nothing, as one behind a failed network does.
+        // Only a server process of this machine (not one in a container, whose numbers differ).
+        let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        try #require(command?.hasPrefix("postgres") == true, "process \(pid) here is the server's")
         try #require(kill(pid_t(pid), SIGSTOP) == 0, "the test server's processes can be signalled")
         defer { kill(pid_t(pid), SIGCONT) }
         try Self.retitle(id, "Unheard", in: first.container)

@@ -6,7 +6,7 @@ import Foundation
 // (see `SchemaBuilder`), so an accessor always has one.
 
 /// A value of `V` made without a stored value, or nil when Strata cannot make
-/// one: the type's empty value (zero, `""`, an empty collection, …), else a
+/// one: the type's empty value (zero of any number, `""`, an empty collection, …), else a
 /// `CaseIterable` enum's first case, else what `V`'s `Decodable`
 /// initializer makes of empty input (a struct of such values), else, for a
 /// one-byte type (an enum without payloads, whatever its raw values), its
@@ -23,6 +23,8 @@ package func standInValue<V>(_ type: V.Type) -> V? {
 
 private func standInValue<V>(_ type: V.Type, depth: Int) -> V? {
     if let empty = (V.self as? any EmptyPersistentValue.Type)?.emptyValue as? V { return empty }
+    // Every other number (`UInt`, `UInt64`, `Float16`, …): zero.
+    if let zero = (V.self as? any AdditiveArithmetic.Type)?.zero as? V { return zero }
     if let cases = V.self as? any CaseIterable.Type, let first = firstCase(of: cases) as? V { return first }
     if let decodable = V.self as? any Decodable.Type, depth < StandInDecoder.maximumDepth,
        let value = try? decodable.init(from: StandInDecoder(depth: depth + 1)) as? V {

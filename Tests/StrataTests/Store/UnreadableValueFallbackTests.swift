@@ -169,6 +169,25 @@ struct UnreadableValueFallbackTests {
         #expect(error?.message.contains("Tapestry.backup") == false)
         #expect(error?.message.contains("Tapestry.spare") == false)
     }
+
+    @Test func aCodableStructOfAnyKindOfNumberHasAStandIn() throws {
+        try Schema(Tally.self).validate()
+    }
+}
+
+/// Numbers Strata stores only inside `Codable` values.
+struct Counters: Codable, Equatable, Sendable {
+    var views: UInt
+    var bytes: UInt64
+    var ratio: Float16
+}
+
+@Model final class Tally {
+    var counters: Counters
+
+    init() {
+        counters = Counters(views: 1, bytes: 2, ratio: 0.5)
+    }
 }
 
 /// A type with payloads that is neither `CaseIterable` nor decodable from
