@@ -325,7 +325,8 @@ extension PostgresStore {
         var byEntity = [[(key: Int64, version: Int64?)]](repeating: [], count: schema.entities.count)
         for delete in deletes { byEntity[delete.entityIndex].append((delete.primaryKey, delete.expectedVersion)) }
         result.changes.deleted.reserveCapacity(result.changes.deleted.count + deletes.count)
-        for entityIndex in deletionOrder(of: byEntity.indices.filter { !byEntity[$0].isEmpty }) {
+        let present = byEntity.indices.filter { !byEntity[$0].isEmpty }
+        for entityIndex in ForeignKeyEdge.deletionOrder(of: present, cascades: layout.cascadeEdges) {
             var rows = byEntity[entityIndex]
             // A context lists its deletions in key order, typically: sort only when not.
             if zip(rows, rows.dropFirst()).contains(where: { $0.key >= $1.key }) {
@@ -373,28 +374,6 @@ extension PostgresStore {
                     entity: entity, ordinals: [], values: [], version: 0))
             }
         }
-    }
-
-    /// The entities of `present` in the order their rows are deleted: each
-    /// after the entities its rows cascade to. `ON DELETE CASCADE` acts when
-    /// a statement ends, so deleting a parent first would take the children a
-    /// later statement expects, and the save would run again, checking first.
-    /// Entities that cascade to each other in a cycle keep their own order.
-    private func deletionOrder(of present: [Int]) -> [Int] {
-        let edges = layout.cascadeEdges.filter {
-            $0.childIndex != $0.parentIndex && present.contains($0.childIndex) && present.contains($0.parentIndex)
-        }
-        guard !edges.isEmpty else { return present }
-        var remaining = present
-        var order: [Int] = []
-        while !remaining.isEmpty {
-            let next = remaining.firstIndex { entity in
-                !edges.contains { $0.parentIndex == entity && remaining.contains($0.childIndex) }
-            }
-            guard let next else { return order + remaining }
-            order.append(remaining.remove(at: next))
-        }
-        return order
     }
 
     /// The most expected versions deleted with one statement each.

@@ -1,4 +1,6 @@
 import Strata
+import StrataCore
+import Synchronization
 import Testing
 
 @Suite("Relationships")
@@ -112,6 +114,24 @@ struct RelationshipTests {
             #expect(author.books.isEmpty)
             #expect(context.objectGraphProblems().isEmpty)
         }
+    }
+
+    /// SQLite's `ON DELETE CASCADE` takes an author's books as the author
+    /// goes: the books go first, so the save finds every row it expects.
+    @Test(arguments: [StoreKind.inMemory, .file])
+    func aDeletionThatCascadesIsSavedInOneAttempt(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? SQLiteStore)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            context.insert(author)
+            for year in 1...3 { Book(title: "\(year)", year: year).author = author }
+        }
+        try stack.container.perform { context throws in
+            for author in try context.fetch(FetchRequest<Author>()) { context.delete(author) }
+        }
+        #expect(try stack.container.perform { context in try context.count(for: FetchRequest<Book>()) } == 0)
+        #expect(store.rerunSaves.load(ordering: .relaxed) == 0, "the books went before the author")
     }
 
     @Test(arguments: testedStoreKinds)

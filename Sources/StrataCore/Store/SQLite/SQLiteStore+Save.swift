@@ -28,6 +28,7 @@ extension SQLiteStore {
                     try db.holdingConnectionMutex { try self.write(request, origin: origin, checkFirst: false, in: db) }
                 }
             } catch is VersionMismatch {
+                rerunSaves.add(1, ordering: .relaxed)
                 result = try writer.write { db in
                     try db.holdingConnectionMutex { try self.write(request, origin: origin, checkFirst: true, in: db) }
                 }
@@ -198,15 +199,24 @@ extension SQLiteStore {
 
     /// Deletes rows by entity, in primary-key order, in chunks; checks the
     /// versions of the deleted rows (unless already checked) and records them.
+    /// An entity's rows go before those of the entities that cascade to them.
     private func deleteRows(_ deletes: [RowDelete], checked: Bool, into result: inout SaveResult, in db: Database) throws {
         guard !deletes.isEmpty else { return }
+        var runs: [(entityIndex: Int, range: Range<Int>)] = []
         var start = 0
         while start < deletes.count {
             let entityIndex = deletes[start].entityIndex
             var end = start + 1
             while end < deletes.count, deletes[end].entityIndex == entityIndex { end += 1 }
-            try deleteRows(of: entityIndex, deletes[start..<end], checked: checked, into: &result, in: db)
+            runs.append((entityIndex, start..<end))
             start = end
+        }
+        var present: [Int] = []
+        for run in runs where !present.contains(run.entityIndex) { present.append(run.entityIndex) }
+        for entityIndex in ForeignKeyEdge.deletionOrder(of: present, cascades: layout.cascadeEdges) {
+            for run in runs where run.entityIndex == entityIndex {
+                try deleteRows(of: entityIndex, deletes[run.range], checked: checked, into: &result, in: db)
+            }
         }
     }
 

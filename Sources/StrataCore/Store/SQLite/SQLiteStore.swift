@@ -32,6 +32,9 @@ package final class SQLiteStore: PersistentStore {
     package let originIdentifier = UUID()
     /// Commits this store instance made, to tell its own from other writers'.
     let ownCommitCount = Atomic<Int>(0)
+    /// Saves whose first attempt met a row at another version and ran again,
+    /// checking first (see `save(_:origin:)`).
+    package let rerunSaves = Atomic<Int>(0)
     /// The watch for other writers' commits, when remote change notifications are on.
     let remoteState = Locked(RemoteChangeState())
     let writer: StoreDatabase

@@ -37,6 +37,8 @@ package struct StoreLayout: Sendable {
     package let relationships: RelationshipLayout
     /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
     package let denyEdges: [ForeignKeyEdge]
+    /// The foreign keys a `.cascade` rule drives (`ON DELETE CASCADE`).
+    package let cascadeEdges: [ForeignKeyEdge]
 
     package init(schema: Schema) {
         let entities = schema.entities.map { entity in
@@ -55,7 +57,9 @@ package struct StoreLayout: Sendable {
         }
         self.entities = entities
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))
-        denyEdges = ForeignKeyEdge.all(in: schema).filter { $0.rule == .deny }
+        let edges = ForeignKeyEdge.all(in: schema)
+        denyEdges = edges.filter { $0.rule == .deny }
+        cascadeEdges = edges.filter { $0.rule == .cascade }
     }
 
     /// `UPDATE … SET` for a set of changed columns.
