@@ -211,6 +211,10 @@ extension SQLiteStore {
             runs.append((entityIndex, start..<end))
             start = end
         }
+        if runs.count == 1 || layout.cascadeEdges.isEmpty {
+            for run in runs { try deleteRows(of: run.entityIndex, deletes[run.range], checked: checked, into: &result, in: db) }
+            return
+        }
         var present: [Int] = []
         for run in runs where !present.contains(run.entityIndex) { present.append(run.entityIndex) }
         for entityIndex in ForeignKeyEdge.deletionOrder(of: present, cascades: layout.cascadeEdges) {
