@@ -21,7 +21,7 @@ extension PostgresStore {
         do {
             result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: false, in: session) }
         } catch where error.code == Self.versionMismatch {
-            rerunSaves.withLock { $0 += 1 }
+            rerunSaves.add(1, ordering: .relaxed)
             result = try write { session throws(StrataError) in try attempt(request, origin: origin, checkFirst: true, in: session) }
         }
         if result.conflicts.isEmpty { didCommit(result.changes) }

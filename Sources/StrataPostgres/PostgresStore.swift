@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import StrataCore
+import Synchronization
 
 /// A store in a PostgreSQL database: the same rows, versions, relationships,
 /// history and change sets as the SQLite store, shared by every process that
@@ -34,7 +35,7 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     let remote = Locked(PostgresRemoteState())
     /// Saves whose first attempt met a row at another version and ran again,
     /// checking first (see `save(_:origin:)`).
-    let rerunSaves = Locked(0)
+    let rerunSaves = Atomic<Int>(0)
     /// The advisory lock every write of this namespace holds.
     let writeLock: Int64
     /// The schema fingerprint the store recorded when it was opened: a write
