@@ -166,15 +166,14 @@ extension PostgresStore {
             handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: nil))
             return
         }
-        let since = remote.withLock { $0.lastToken }
-        let transactions: [HistoryTransaction]
         do {
-            transactions = try fetchHistory(HistoryRequest(after: since))
+            try RemoteChange.catchUp(
+                from: self, after: remote.withLock { $0.lastToken }, skippingOrigin: originIdentifier,
+                advance: { token in remote.withLock { $0.lastToken = token } }, report: handler)
         } catch where error.code == .historyTokenExpired {
-            let (position, event) = RemoteChange.missedHistory(of: self, since: since)
+            let (position, event) = RemoteChange.missedHistory(of: self, since: remote.withLock { $0.lastToken })
             remote.withLock { $0.lastToken = position }
             handler(event)
-            return
         } catch {
             Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
             guard attempt < 6 else { return }
@@ -183,12 +182,6 @@ extension PostgresStore {
                 guard let store = self, store.remote.withLock({ $0.generation == generation }) else { return }
                 store.notice(nil, attempt: attempt + 1)
             }
-            return
         }
-        guard let last = transactions.last else { return }
-        remote.withLock { $0.lastToken = last.token }
-        let others = transactions.filter { $0.origin != originIdentifier }
-        guard !others.isEmpty else { return }
-        handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: last.token, transactions: others))
     }
 }

@@ -343,6 +343,39 @@ struct PostgresServersTests {
     }
 
     @Test @MainActor
+    func aLongCatchUpArrivesWholeInPages() async throws {
+        let first = try await PostgresTestStack(remote: true)
+        let second = try await PostgresTestStack.container(first.server, remote: true, name: "Second")
+        defer { try? second.persistentStoreCoordinator.close() }
+        let view = second.viewContext
+        let pageSize = 256
+        let saves = pageSize + 44
+        let arrived = Task {
+            var sizes: [Int] = []
+            for await change in second.remoteChanges {
+                sizes.append(change.transactions.count)
+                if sizes.reduce(0, +) >= saves { break }
+            }
+            return sizes
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        // Every save is committed before the second server reads a notification,
+        // so the first one it reads catches up with all of them.
+        try PostgresStore.holdingNotifications {
+            try first.container.perform { context in
+                for year in 1...saves {
+                    context.insert(PgStory(title: "Story \(year)", year: year))
+                    try context.save()
+                }
+            }
+        }
+        #expect(await eventually(timeout: .seconds(30)) { (try? view.count(for: FetchRequest<PgStory>())) == saves })
+        let sizes = await arrived.value
+        #expect(sizes.reduce(0, +) == saves, "every transaction is reported once")
+        #expect(sizes.max() == pageSize, "no event holds more than a page: \(sizes)")
+    }
+
+    @Test @MainActor
     func pruningItsOwnHistoryDoesNotLookLikeHistoryMissed() async throws {
         let first = try await PostgresTestStack(remote: true)
         let story = PgStory(title: "Mine", year: 0)

@@ -55,21 +55,16 @@ extension SQLiteStore {
             return
         }
         let since = remoteState.withLock { $0.lastToken }
-        let transactions: [HistoryTransaction]
         do {
-            transactions = try fetchHistory(HistoryRequest(after: since))
+            try RemoteChange.catchUp(
+                from: self, after: since, skippingOrigin: originIdentifier,
+                advance: { token in remoteState.withLock { $0.lastToken = token } }, report: handler)
         } catch where error.code == .historyTokenExpired {
-            let (position, event) = RemoteChange.missedHistory(of: self, since: since)
+            let (position, event) = RemoteChange.missedHistory(of: self, since: remoteState.withLock { $0.lastToken })
             remoteState.withLock { $0.lastToken = position }
             handler(event)
-            return
         } catch {
-            return
+            // The next change of the file reads again from the last page read.
         }
-        guard let last = transactions.last else { return }
-        remoteState.withLock { $0.lastToken = last.token }
-        let remote = transactions.filter { $0.origin != originIdentifier }
-        guard !remote.isEmpty else { return }
-        handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: last.token, transactions: remote))
     }
 }

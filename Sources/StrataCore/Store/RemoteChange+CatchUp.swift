@@ -1,0 +1,35 @@
+import Foundation
+
+extension RemoteChange {
+    /// The most transactions a watching store reads from history at a time.
+    package static let catchUpPageSize = 256
+
+    /// Reads the history after `since` a page of at most `pageSize`
+    /// transactions at a time, so that catching up after a long pause (a lost
+    /// connection, a suspended process) holds one page in memory, not every
+    /// transaction since. After each page, `advance` gets its last token and
+    /// `report` an event with the transactions in it that `origin` did not
+    /// write (none for a page of only those).
+    ///
+    /// A page that fails to read throws; the pages before it were reported,
+    /// and `advance` says where to resume.
+    package static func catchUp(
+        from store: some PersistentStore, after since: HistoryToken?, skippingOrigin origin: UUID,
+        pageSize: Int = catchUpPageSize, advance: (HistoryToken) -> Void, report: (RemoteChange) -> Void
+    ) throws(StrataError) {
+        var position = since
+        while true {
+            var request = HistoryRequest(after: position)
+            request.fetchLimit = pageSize
+            let transactions = try store.fetchHistory(request)
+            guard let last = transactions.last else { return }
+            position = last.token
+            advance(last.token)
+            let others = transactions.filter { $0.origin != origin }
+            if !others.isEmpty {
+                report(RemoteChange(storeIdentifier: store.identifier, origin: .otherWriter, historyToken: last.token, transactions: others))
+            }
+            if transactions.count < pageSize { return }
+        }
+    }
+}
