@@ -256,6 +256,20 @@ struct PostgresSession {
         try result(sql, bindings(arguments)).metadata.rows ?? 0
     }
 
+    /// Runs a statement with key lists among its values, and `meanwhile` here
+    /// while the server works on it; returns how many rows it changed. Work a
+    /// caller owes the statement's rows anyway overlaps the server's.
+    @discardableResult
+    func execute(_ sql: String, arguments: [PostgresArgument], meanwhile: () -> Void) throws(StrataError) -> Int {
+        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings(arguments)), logger: PostgresConnectionPool.logger)
+        meanwhile()
+        do {
+            return try query.wait().metadata.rows ?? 0
+        } catch {
+            throw Self.translate(error, doing: "running \(sql.prefix(300))")
+        }
+    }
+
     /// `body` in a savepoint of the open transaction: released when it
     /// returns, rolled back to when it throws, so what it did is undone and
     /// the transaction goes on.

@@ -341,20 +341,33 @@ extension PostgresStore {
             }
             let keys = rows.map(\.key)
             let table = layout.entities[entityIndex].table
+            let entity = schema.entities[entityIndex]
+            // The change set's rows are made while the server deletes.
+            var recorded = false
+            func record() {
+                guard !recorded else { return }
+                recorded = true
+                for key in keys {
+                    result.changes.deleted.append(ChangeSet.Row(
+                        objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
+                        entity: entity, ordinals: [], values: [], version: 0))
+                }
+            }
             // Rows that cascade to rows of their own entity go in one statement:
             // a later one would miss the rows an earlier one's cascade took.
             let cascadesWithin = layout.cascadeEdges.contains { $0.childIndex == entityIndex && $0.parentIndex == entityIndex }
             if checked || !rows.contains(where: { $0.version != nil }) {
-                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)])
+                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)], meanwhile: record)
             } else if let groups = Self.keysByVersion(rows), groups.count == 1 || !cascadesWithin {
                 // Only rows at their expected version go; a shortfall is a conflict. No row comes back.
                 var deleted = 0
                 for (version, keys) in groups {
                     if let version {
                         deleted += try session.execute(
-                            "DELETE FROM \(table) WHERE pk = ANY($1) AND _version = $2", arguments: [.keys(keys), .integer(version)])
+                            "DELETE FROM \(table) WHERE pk = ANY($1) AND _version = $2",
+                            arguments: [.keys(keys), .integer(version)], meanwhile: record)
                     } else {
-                        deleted += try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)])
+                        deleted += try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)], meanwhile: record)
                     }
                 }
                 guard deleted == keys.count else { throw mismatch() }
@@ -364,15 +377,10 @@ extension PostgresStore {
                 let deleted = try session.execute("""
                     DELETE FROM \(table) AS t USING (SELECT unnest($1::bigint[]), unnest($2::bigint[])) AS e(pk, version) \
                     WHERE t.pk = e.pk AND (e.version IS NULL OR t._version = e.version)
-                    """, arguments: [.keys(keys), .optionalIntegers(rows.map(\.version))])
+                    """, arguments: [.keys(keys), .optionalIntegers(rows.map(\.version))], meanwhile: record)
                 guard deleted == keys.count else { throw mismatch() }
             }
-            let entity = schema.entities[entityIndex]
-            for key in keys {
-                result.changes.deleted.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: [], values: [], version: 0))
-            }
+            record()
         }
     }
 

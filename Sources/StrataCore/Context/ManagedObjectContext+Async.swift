@@ -72,7 +72,9 @@ extension ManagedObjectContext {
                 let request = pending.makeRequest()
                 let result = try await store.awaitable.saveAsync(request.request, origin: ObjectIdentifier(originMarker))
                 if result.conflicts.isEmpty {
-                    apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
+                    apply(
+                        result, of: pending, deletes: request.request.deletes, updatedWithColumns: request.updatedWithColumns,
+                        store: store)
                     pending.notifyDidSave()
                     return
                 }

@@ -31,7 +31,9 @@ extension ManagedObjectContext {
                 let request = pending.makeRequest()
                 let result = try store.save(request.request, origin: ObjectIdentifier(originMarker))
                 if result.conflicts.isEmpty {
-                    apply(result, of: pending, updatedWithColumns: request.updatedWithColumns, store: store)
+                    apply(
+                        result, of: pending, deletes: request.request.deletes, updatedWithColumns: request.updatedWithColumns,
+                        store: store)
                     return pending
                 }
                 clashes = storeClashes(result.conflicts, store: store)

@@ -66,7 +66,10 @@ extension ManagedObjectContext {
     }
 
     /// Brings the saved objects in line with the store after the transaction committed.
-    func apply(_ result: SaveResult, of pending: PendingSave, updatedWithColumns: [any PersistentModel], store: any PersistentStore) {
+    func apply(
+        _ result: SaveResult, of pending: PendingSave, deletes: [RowDelete], updatedWithColumns: [any PersistentModel],
+        store: any PersistentStore
+    ) {
         let removesAllInserted = tracker.insertedByKey.count == pending.inserted.count
         var savedKeys: [UInt64] = []
         if !pending.inserted.isEmpty {
@@ -106,14 +109,16 @@ extension ManagedObjectContext {
         }
         tracker.didSave(insertedKeys: savedKeys, removesAllInserted: removesAllInserted)
         if !pending.metadata.isEmpty { pendingMetadata = [:] }
-        if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted) }
+        if !pending.deleted.isEmpty { unregisterDeleted(pending.deleted, deletes: deletes) }
         if hasEventListeners { deliver(.didSave(result.changes)) }
     }
 
     /// Takes saved deletions out of the identity map and invalidates them.
-    private func unregisterDeleted(_ deleted: [any PersistentModel]) {
+    /// `deletes` are their rows, one each: counting them there spares a pass
+    /// over the objects themselves.
+    private func unregisterDeleted(_ deleted: [any PersistentModel], deletes: [RowDelete]) {
         var counts = [Int](repeating: 0, count: registry.count)
-        for object in deleted { counts[object.persistentBacking.entity!.index] += 1 }
+        for delete in deletes { counts[delete.entityIndex] += 1 }
         // Deleting every registered object of an entity empties its map at once
         // (the deleted objects are registered, each under its own key).
         for (entityIndex, count) in counts.enumerated() where count > 0 && count == registry[entityIndex].count {
