@@ -7,9 +7,13 @@ extension PostgresStore {
     /// updates that row (its written columns, a new version) or, with `.keep`,
     /// leaves it alone; the rest are inserted.
     ///
-    /// PostgreSQL allows one `ON CONFLICT` target per statement, so each row's
-    /// holder is looked up under the write lock and the row is updated or
-    /// inserted by itself.
+    /// PostgreSQL allows one `ON CONFLICT` target per statement, so the holders
+    /// are looked up under the write lock: for every row at once, one statement
+    /// per uniqueness constraint, then one update per set of written columns
+    /// and the inserts as arrays. When the rows' updates would change a unique
+    /// value, or two rows reach one stored row, each row is looked up and
+    /// written by itself instead, since an update then decides what the next
+    /// row's lookup finds.
     func batchUpsert(
         entityIndex: Int, rows: BatchRows, action: UpsertAction, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
@@ -19,29 +23,57 @@ extension PostgresStore {
             let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
             let allColumns = schema.batchColumns(of: entity)
-            var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
-            var old: [Int64: ContiguousArray<StoredValue>] = [:]
-            var inserts: [Int] = []
-            for row in kept {
-                let values = rows.values[row]
-                guard let holder = try holder(of: values, keys: keys, entityIndex: entityIndex, in: session) else {
-                    inserts.append(row)
-                    continue
-                }
-                if action == .keep { continue }
-                let written: [Int] = switch action {
+            func written(_ row: Int) -> [Int] {
+                switch action {
                 case .update(allColumns: false) where !rows.columnSets.isEmpty: rows.columnSets[rows.columnSetOfRow[row]]
                 default: allColumns
                 }
-                if old[holder.primaryKey] == nil { old[holder.primaryKey] = holder.values }
-                let sql = layout.updateSQL(entityIndex: entityIndex, columns: written, checkingVersion: false)
-                let arguments = [StoredValue.integer(holder.primaryKey)]
-                    + layout.updateValues(entityIndex: entityIndex, columns: written, values: written.map { values[$0] })
-                let version = try integers(sql, arguments, in: session).first ?? holder.version + 1
-                var entry = folded[holder.primaryKey] ?? (false, version, [:])
-                entry.version = max(entry.version, version)
-                for column in written { entry.values[column] = values[column] }
-                folded[holder.primaryKey] = entry
+            }
+            var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
+            var old: [Int64: ContiguousArray<StoredValue>] = [:]
+            var inserts: [Int] = []
+            let holders = try holdersOfAll(kept.map { rows.values[$0] }, keys: keys, entity: entity, in: session)
+            if let holders, action == .keep || Self.updatesKeepKeys(
+                kept: kept, holders: holders, rows: rows.values, written: written, keys: keys, entity: entity) {
+                var updates: [[Int]: [(row: Int, holder: StoredRow)]] = [:]
+                for (position, row) in kept.enumerated() {
+                    guard let holder = holders[position] else {
+                        inserts.append(row)
+                        continue
+                    }
+                    if action == .keep { continue }
+                    old[holder.primaryKey] = holder.values
+                    updates[written(row), default: []].append((row, holder))
+                }
+                for columns in updates.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                    let group = updates[columns]!
+                    let versions = try updateHolders(
+                        group.map { update in (update.holder.primaryKey, columns.map { rows.values[update.row][$0] }) },
+                        columns: columns, entityIndex: entityIndex, in: session)
+                    for (row, holder) in group {
+                        let values = Dictionary(uniqueKeysWithValues: columns.map { ($0, rows.values[row][$0]) })
+                        folded[holder.primaryKey] = (false, versions[holder.primaryKey] ?? holder.version + 1, values)
+                    }
+                }
+            } else {
+                for row in kept {
+                    let values = rows.values[row]
+                    guard let holder = try holder(of: values, keys: keys, entityIndex: entityIndex, in: session) else {
+                        inserts.append(row)
+                        continue
+                    }
+                    if action == .keep { continue }
+                    let columns = written(row)
+                    if old[holder.primaryKey] == nil { old[holder.primaryKey] = holder.values }
+                    let sql = layout.updateSQL(entityIndex: entityIndex, columns: columns, checkingVersion: false)
+                    let arguments = [StoredValue.integer(holder.primaryKey)]
+                        + layout.updateValues(entityIndex: entityIndex, columns: columns, values: columns.map { values[$0] })
+                    let version = try integers(sql, arguments, in: session).first ?? holder.version + 1
+                    var entry = folded[holder.primaryKey] ?? (false, version, [:])
+                    entry.version = max(entry.version, version)
+                    for column in columns { entry.values[column] = values[column] }
+                    folded[holder.primaryKey] = entry
+                }
             }
             if !inserts.isEmpty {
                 let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(inserts.count), in: session)
@@ -56,6 +88,106 @@ extension PostgresStore {
             if options.historyTracking, options.recordsValueChanges { previous.rows[entityIndex] = old }
             try record(folded, entity: entity, old: old, into: &result, in: session)
         }
+    }
+
+    /// The stored row holding a unique key of each row (by position in
+    /// `rows`), found as ``holder(of:keys:entityIndex:in:)`` finds one, with
+    /// one statement per uniqueness constraint for all rows; nil when a key's
+    /// values cannot be bound as arrays.
+    private func holdersOfAll(
+        _ rows: [[StoredValue]], keys: [[Int]], entity: EntityDescription, in session: PostgresSession
+    ) throws(StrataError) -> [StoredRow?]? {
+        var holders = [StoredRow?](repeating: nil, count: rows.count)
+        let table = layout.entities[entity.index]
+        for key in keys {
+            // A row's first constraint with a holder decides, as row by row.
+            let positions = rows.indices.filter { position in
+                holders[position] == nil && !key.contains { rows[position][$0].isNull }
+            }
+            guard !positions.isEmpty else { continue }
+            let types = key.map { column in
+                entity.attribute(at: entity.columnOrdinals[column]).map { PostgresLayout.bindType($0.type) } ?? "bigint"
+            } + ["bigint"]
+            let values = positions.map { position in key.map { rows[position][$0] } + [.integer(Int64(position))] }
+            guard let arguments = Self.columnArrays(values[...], types: types) else { return nil }
+            let names = key.indices.map { "k\($0)" } + ["position"]
+            let condition = key.enumerated().map { "t0.\(table.columns[$0.element]) = e.k\($0.offset)" }.joined(separator: " AND ")
+            let positionColumn = table.columns.count + 2
+            var found: [(Int, StoredRow)] = []
+            try readRows(
+                entityIndex: entity.index,
+                sql: "SELECT \(table.selectList), e.position FROM \(table.table) AS t0 "
+                    + "JOIN \(Self.unnestSource(types)) AS e(\(names.joined(separator: ", "))) ON \(condition)",
+                arguments: arguments, in: session
+            ) { cursor, row in
+                var cells = row.makeIterator()
+                for _ in 0..<positionColumn { _ = cells.next() }
+                guard let cell = cells.next(), let position = try PostgresSession.integer(cell) else { return }
+                found.append((Int(position), cursor.stored()))
+            }
+            for (position, holder) in found where holders.indices.contains(position) { holders[position] = holder }
+        }
+        return holders
+    }
+
+    /// Whether updating each row's holder leaves every unique value as it
+    /// was, and no stored row is reached twice: then no update changes what
+    /// another row's lookup finds, and all rows can be looked up at once.
+    private static func updatesKeepKeys(
+        kept: [Int], holders: [StoredRow?], rows: [[StoredValue]], written: (Int) -> [Int], keys: [[Int]],
+        entity: EntityDescription
+    ) -> Bool {
+        let keyColumns = Set(keys.joined())
+        var reached = Set<Int64>()
+        for (position, row) in kept.enumerated() {
+            guard let holder = holders[position] else { continue }
+            guard reached.insert(holder.primaryKey).inserted else { return false }
+            for column in written(row) where keyColumns.contains(column) {
+                let ordinal = entity.columnOrdinals[column]
+                guard holder.values.indices.contains(ordinal), identical(rows[row][column], holder.values[ordinal]) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Equal as PostgreSQL compares stored values: text byte for byte (its
+    /// columns collate as "C"), numbers by their bits.
+    private static func identical(_ a: StoredValue, _ b: StoredValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case (.integer(let x), .integer(let y)): x == y
+        case (.real(let x), .real(let y)): x.bitPattern == y.bitPattern
+        case (.text(let x), .text(let y)): x.utf8.elementsEqual(y.utf8)
+        case (.blob(let x), .blob(let y)): x == y
+        default: false
+        }
+    }
+
+    /// Writes `columns` of each holder (key, values) with one statement per
+    /// 100,000 rows; returns each row's new version by key.
+    private func updateHolders(
+        _ updates: [(primaryKey: Int64, values: [StoredValue])], columns: [Int], entityIndex: Int, in session: PostgresSession
+    ) throws(StrataError) -> [Int64: Int64] {
+        let types = ["bigint", "bigint"] + columnTypes(entityIndex: entityIndex, columns: columns)
+        let rows = updates.map { update in
+            [StoredValue.integer(update.primaryKey), .integer(0)]
+                + layout.updateValues(entityIndex: entityIndex, columns: columns, values: update.values)
+        }
+        var versions: [Int64: Int64] = [:]
+        versions.reserveCapacity(rows.count)
+        for start in stride(from: 0, to: rows.count, by: 100_000) {
+            let updated = try updateRows(
+                rows[start..<min(start + 100_000, rows.count)], types: types, entityIndex: entityIndex, columns: columns,
+                checkingVersion: false, in: session)
+            for row in updated {
+                var cells = row.makeIterator()
+                guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                      let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+                else { continue }
+                versions[key] = version
+            }
+        }
+        return versions
     }
 
     /// The stored row holding one of the row's unique keys, if any.

@@ -212,25 +212,17 @@ extension PostgresStore {
             for start in stride(from: 0, to: rows.count, by: Self.updateRowsPerStatement) {
                 let range = start..<min(start + Self.updateRowsPerStatement, rows.count)
                 let chunk = rows[range]
-                let columns = types.enumerated().map { index, type in PostgresColumnArray(sqlType: type, values: chunk.map { $0[index] }) }
-                let updated: [PostgresRow]
-                if columns.allSatisfy({ $0 != nil }) {
-                    // Expanded in the select list, which streams the arrays (see `deleteRows`).
-                    let source = "(SELECT " + types.enumerated().map { "unnest($\($0.offset + 1)::\($0.element)[])" }
-                        .joined(separator: ", ") + ")"
+                if countsOnly, let arguments = Self.columnArrays(chunk, types: types) {
                     let sql = layout.updateSQL(
-                        entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned, source: source,
-                        returning: !countsOnly)
-                    let arguments = columns.compactMap { $0.map(PostgresArgument.column) }
-                    if countsOnly {
-                        guard try session.execute(sql, arguments: arguments) == chunk.count else { throw mismatch() }
-                        for position in positions[range] { versions[position] = (request.updates[position].expectedVersion ?? 0) + 1 }
-                        continue
-                    }
-                    updated = try session.rows(sql, arguments: arguments)
-                } else {
-                    updated = try updateRows(Array(chunk), types: types, shape: (shape.entityIndex, shape.columns, shape.versioned), in: session)
+                        entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: true,
+                        source: Self.unnestSource(types), returning: false)
+                    guard try session.execute(sql, arguments: arguments) == chunk.count else { throw mismatch() }
+                    for position in positions[range] { versions[position] = (request.updates[position].expectedVersion ?? 0) + 1 }
+                    continue
                 }
+                let updated = try updateRows(
+                    chunk, types: types, entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned,
+                    in: session)
                 // A row named twice is updated once, and both updates take its version.
                 var positionByKey: [Int64: Int] = [:], laterPositions: [Int64: [Int]] = [:]
                 positionByKey.reserveCapacity(range.count)
@@ -274,27 +266,53 @@ extension PostgresStore {
     /// Rows one update statement joins: the table is read once a statement.
     private static let updateRowsPerStatement = 100_000
 
-    /// Updates rows joined to a `VALUES` list of bound values, in chunks
-    /// PostgreSQL's 65,535 bound values allow; returns each row's key and version.
-    private func updateRows(
-        _ rows: [[StoredValue]], types: [String], shape: (entityIndex: Int, columns: [Int], versioned: Bool), in session: PostgresSession
+    /// Updates rows given as (key, expected version, values…) and returns each
+    /// updated row's key and new version: one binary array per column where
+    /// every column can be one, else `VALUES` lists of bound values, in chunks
+    /// PostgreSQL's 65,535 bound values allow.
+    func updateRows(
+        _ rows: ArraySlice<[StoredValue]>, types: [String], entityIndex: Int, columns: [Int], checkingVersion: Bool,
+        in session: PostgresSession
     ) throws(StrataError) -> [PostgresRow] {
+        if let arguments = Self.columnArrays(rows, types: types) {
+            let sql = layout.updateSQL(
+                entityIndex: entityIndex, columns: columns, checkingVersion: checkingVersion, source: Self.unnestSource(types))
+            return try session.rows(sql, arguments: arguments)
+        }
         let perChunk = max(1, 30_000 / types.count)
         var updated: [PostgresRow] = []
-        for start in stride(from: 0, to: rows.count, by: perChunk) {
+        for start in stride(from: rows.startIndex, to: rows.endIndex, by: perChunk) {
             var tuples: [String] = []
             var arguments: [StoredValue] = []
-            for row in rows[start..<min(start + perChunk, rows.count)] {
+            for row in rows[start..<min(start + perChunk, rows.endIndex)] {
                 let first = arguments.count
                 tuples.append("(" + zip(row.indices, types).map { "$\(first + $0 + 1)::\($1)" }.joined(separator: ", ") + ")")
                 arguments += row
             }
             let sql = layout.updateSQL(
-                entityIndex: shape.entityIndex, columns: shape.columns, checkingVersion: shape.versioned,
+                entityIndex: entityIndex, columns: columns, checkingVersion: checkingVersion,
                 source: "(VALUES \(tuples.joined(separator: ", ")))")
             updated += try session.rows(sql, arguments)
         }
         return updated
+    }
+
+    /// One binary array per column of `rows`; nil when a column's values
+    /// cannot make one.
+    static func columnArrays(_ rows: ArraySlice<[StoredValue]>, types: [String]) -> [PostgresArgument]? {
+        var arguments: [PostgresArgument] = []
+        arguments.reserveCapacity(types.count)
+        for (index, type) in types.enumerated() {
+            guard let column = PostgresColumnArray(sqlType: type, values: rows.map { $0[index] }) else { return nil }
+            arguments.append(.column(column))
+        }
+        return arguments
+    }
+
+    /// The arrays bound as `$1…` expanded in a select list, which streams
+    /// them, where `unnest(…)` in `FROM` would first copy them into a table.
+    static func unnestSource(_ types: [String]) -> String {
+        "(SELECT " + types.enumerated().map { "unnest($\($0.offset + 1)::\($0.element)[])" }.joined(separator: ", ") + ")"
     }
 
     /// The SQL types of the values an update binds for `columns` (each

@@ -214,6 +214,58 @@ struct BatchUpsertTests {
         #expect(badge.first?.0 == "from both")
     }
 
+    /// Rows are settled in order: an update that moves a unique value away
+    /// frees it for a later row, which is then inserted.
+    @Test(arguments: testedStoreKinds)
+    func anUpdateThatMovesAUniqueValueFreesItForALaterRow(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Badge.self))
+        try stack.container.execute(BatchInsertRequest<Badge>(objects: [["code": "c1", "email": "a", "label": "old"]]))
+        let rows: [[String: any Sendable]] = [
+            ["code": "c1", "email": "b", "label": "moved"],
+            ["code": "c2", "email": "a", "label": "new"],
+        ]
+        let result = try stack.container.execute(BatchInsertRequest<Badge>(objects: rows), mergePolicy: .mergeByPropertyObjectTrump)
+        #expect(result.updatedObjectIDs.count == 1)
+        #expect(result.insertedObjectIDs.count == 1)
+        let badges = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Badge>(sortBy: [SortDescriptor(\.code, comparator: .lexical)]))
+                .map { "\($0.code) \($0.email ?? "-") \($0.label)" }
+        }
+        #expect(badges == ["c1 b moved", "c2 a new"])
+    }
+
+    /// Many rows at once: those holding a stored key by their second
+    /// constraint (the first left empty) update, the rest insert.
+    @Test(arguments: testedStoreKinds)
+    func manyRowsFindTheirStoredRowsThroughAnyConstraint(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(history: kind, schema: Schema(Badge.self), recordsValueChanges: true)
+        let stored: [[String: any Sendable]] = (1...50).map { ["code": "c\($0)", "email": "e\($0)", "label": "old \($0)"] }
+        try stack.container.execute(BatchInsertRequest<Badge>(objects: stored))
+        let before = try #require(try stack.container.currentHistoryToken())
+        let rows: [[String: any Sendable]] = (26...100).map { ["code": "c\($0)", "label": "new \($0)", "note": "n\($0)"] }
+        let result = try stack.container.execute(BatchInsertRequest<Badge>(objects: rows), mergePolicy: .mergeByPropertyObjectTrump)
+        #expect(result.updatedObjectIDs.count == 25)
+        #expect(result.insertedObjectIDs.count == 50)
+        let badges = try stack.container.perform { context in
+            try context.fetch(FetchRequest<Badge>()).map { ($0.code, $0.email, $0.label, $0.note) }
+        }
+        #expect(badges.count == 100)
+        for (code, email, label, note) in badges {
+            let number = try #require(Int(code.dropFirst()))
+            #expect(label == (number < 26 ? "old \(number)" : "new \(number)"))
+            #expect(email == (number <= 50 ? "e\(number)" : nil), "an update keeps the value its row does not set")
+            #expect(note == (number < 26 ? nil : "n\(number)"))
+        }
+        // History records the old label of each updated row.
+        let changes = try #require(try stack.container.fetchHistory(after: before).last).changes
+        let updated = changes.filter { $0.changeType == .update }
+        #expect(updated.count == 25)
+        #expect(updated.allSatisfy { change in
+            guard case .text(let label)? = change.oldValues?["label"] else { return false }
+            return label.hasPrefix("old ")
+        })
+    }
+
     @Test(arguments: testedStoreKinds)
     func anOverwritingUpsertKeepsOneToOneLinksItCannotSet(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind, schema: Schema(Pilot.self, Licence.self))
