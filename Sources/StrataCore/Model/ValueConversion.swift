@@ -17,6 +17,15 @@ import Foundation
 /// try storedValue(forPredicateValue: Optional<Int>.none)               // .null
 /// ```
 package func storedValue(forPredicateValue value: Any) throws(StrataError) -> StoredValue {
+    // The commonest types first: a cast to a concrete type compares type
+    // metadata, where a cast to an existential searches conformances (most of
+    // a batch insert's time, one value at a time). Each gives what its
+    // `PersistentValue` conformance gives; a wrapped optional unwraps as below.
+    if let number = value as? Int { return number.storedValue }
+    if let text = value as? String { return text.storedValue }
+    if let number = value as? Double { return number.storedValue }
+    if let date = value as? Date { return date.storedValue }
+    if let flag = value as? Bool { return flag.storedValue }
     // Optionals first: `Optional<Enum>` is neither a PersistentValue nor RawRepresentable.
     if let optional = value as? any PredicateOptionalValue {
         guard let wrapped = optional.predicateWrappedValue else { return .null }
