@@ -130,7 +130,9 @@ final class StrataKeyedItem: PersistentModel {
 
 extension Runner {
     /// Libraries that can upsert: raw SQLite, GRDB's record upsert, Strata's batch insert.
-    static var upsertLibraries: [any BenchLibrary.Type] { [RawLibrary.self, GRDBCodableLibrary.self, StrataLibrary.self] }
+    static var upsertLibraries: [any BenchLibrary.Type] {
+        [RawLibrary.self, GRDBCodableLibrary.self, StrataLibrary.self, PostgresRawLibrary.self, StrataPostgresLibrary.self]
+    }
 
     func upsert() async throws {
         let existing = ItemRow.make(workload.rows)
@@ -143,7 +145,12 @@ extension Runner {
                 let path = directory.file("run\(run).sqlite")
                 // Every library starts from the same file, written by raw SQLite
                 // (Strata's by Strata, which adds its own columns and metadata).
-                if library == StrataLibrary.self {
+                if library == StrataPostgresLibrary.self {
+                    try BenchPostgres.destroy(path)
+                    try await StrataPostgresLibrary.createKeyed(at: path, rows: existing)
+                } else if library == PostgresRawLibrary.self {
+                    try await PostgresRawLibrary.createKeyed(at: path, rows: existing)
+                } else if library == StrataLibrary.self {
                     try await StrataLibrary.createKeyed(at: path, rows: existing)
                 } else {
                     try RawLibrary.createKeyed(at: path, rows: existing)
@@ -156,11 +163,16 @@ extension Runner {
                         try RawLibrary.upsert(download, into: connection)
                     case is GRDBCodableLibrary.Type:
                         try KeyedItemCodable.upsert(download, at: path)
+                    case is PostgresRawLibrary.Type:
+                        try await PostgresRawLibrary.upsert(download, at: path)
+                    case is StrataPostgresLibrary.Type:
+                        try await StrataPostgresLibrary.upsert(download, at: path)
                     default:
                         try await StrataLibrary.upsert(download, at: path)
                     }
                 }
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                if library == StrataPostgresLibrary.self || library == PostgresRawLibrary.self { try BenchPostgres.destroy(path) }
                 if run > 0 { runs.append([elapsed.milliseconds]) }
             }
             record(.upsert, library: library, runs: runs, note: "\(workload.rows) rows, half already stored")
