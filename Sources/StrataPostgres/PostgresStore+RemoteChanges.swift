@@ -154,7 +154,7 @@ extension PostgresStore {
             // this server's own history does not look like history missed.
             if let number = Int64(parts[0]) {
                 remote.withLock { state in
-                    if let last = state.lastToken, last.transactionNumber == number - 1 {
+                    if let last = state.lastToken, last.transactionNumber &+ 1 == number {
                         state.lastToken = HistoryToken(storeIdentifier: identifier, transactionNumber: number)
                     }
                 }

@@ -73,7 +73,8 @@ extension PostgresStore {
         var next = try reserveKeyBlocks(for: request.inserts, in: session)
         for insert in request.inserts {
             let key = next[insert.entityIndex]
-            next[insert.entityIndex] = key + 1
+            // Wrapping: the value after a block's last key is never used.
+            next[insert.entityIndex] = key &+ 1
             result.insertedKeys.append(key)
             result.assignedKeys[insert.temporaryKey] = key
         }

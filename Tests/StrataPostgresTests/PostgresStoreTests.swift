@@ -342,6 +342,52 @@ struct PostgresServersTests {
         #expect(await eventually { shown.title == "Third" }, "changes after the prune still arrive")
     }
 
+    @Test
+    func aKeySequenceWithOneKeyLeftGivesItThenRefusesWithATypedError() async throws {
+        let stack = try await PostgresTestStack()
+        try stack.container.perform { context in
+            context.insert(PgStory(title: "First", year: 1))
+            try context.save()
+        }
+        let pool = try PostgresConnectionPool(description: stack.server)
+        defer { pool.close() }
+        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute("UPDATE \(store.layout.sequenceTable) SET max_pk = 9223372036854775806")
+        }
+        let context = stack.container.newContext()
+        let last = PgStory(title: "Last", year: 2)
+        context.insert(last)
+        try context.save()
+        #expect(last.objectID.primaryKey == Int64.max)
+        context.insert(PgStory(title: "One too many", year: 3))
+        #expect(throws: StrataError.self) { try context.save() }
+        #expect(context.insertedObjects.count == 1, "the context keeps its insert")
+        #expect(try stack.container.newContext().count(for: FetchRequest<PgStory>()) == 2)
+    }
+
+    @Test @MainActor
+    func aForgedNotificationAtTheLowestNumberIsHarmless() async throws {
+        let first = try await PostgresTestStack(remote: true)
+        let second = try await PostgresTestStack.container(first.server, remote: true, name: "Second")
+        defer { try? second.persistentStoreCoordinator.close() }
+        let store = try #require(try second.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let origin = try #require(second.historyOrigin)
+        let pool = try PostgresConnectionPool(description: first.server)
+        defer { pool.close() }
+        // Any client on the channel can send this; it names the listener's own origin.
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute(
+                "SELECT pg_notify($1, $2)", [.text(store.layout.channel), .text("-9223372036854775808 \(origin.uuidString)")])
+        }
+        let view = second.viewContext
+        try first.container.perform { context in
+            context.insert(PgStory(title: "After", year: 1))
+            try context.save()
+        }
+        #expect(await eventually { (try? view.count(for: FetchRequest<PgStory>())) == 1 })
+    }
+
     @Test @MainActor
     func aLongCatchUpArrivesWholeInPages() async throws {
         let first = try await PostgresTestStack(remote: true)

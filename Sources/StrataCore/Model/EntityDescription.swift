@@ -66,7 +66,7 @@ public final class EntityDescription: @unchecked Sendable {
         }
         self.columnOrdinals = columnOrdinals
         self.columnIndexByOrdinal = columnIndexByOrdinal
-        self.ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+        self.ordinalByName = Dictionary(properties.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.ordinalByKeyPath = Dictionary(metadata.enumerated().map { ($1.keyPath, $0) }, uniquingKeysWith: { a, _ in a })
         self.valueCheck = StoredValueCheck(properties: properties, metadata: metadata)
         self.defaultValues = defaultValues ?? properties.indices.map { $0 < metadata.count ? metadata[$0].defaultValue : nil }

@@ -95,6 +95,28 @@ public final class Schema: Sendable {
 public struct SchemaSummary: Sendable, Hashable, Codable {
     public var entities: [EntitySummary]
 
+    /// Decodes a summary and refuses one that names an entity twice, or a
+    /// property twice within an entity: no schema records that, so the text
+    /// was damaged or written by hand.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entities = try container.decode([EntitySummary].self, forKey: .entities)
+        var entityNames = Set<String>()
+        for entity in entities {
+            var propertyNames = Set<String>()
+            guard entityNames.insert(entity.name).inserted,
+                  entity.properties.allSatisfy({ propertyNames.insert($0.name).inserted }) else {
+                throw DecodingError.dataCorrupted(DecodingError.Context(
+                    codingPath: [CodingKeys.entities],
+                    debugDescription: "The schema names \(entity.name) or one of its properties twice"))
+            }
+        }
+    }
+
+    init(entities: [EntitySummary]) {
+        self.entities = entities
+    }
+
     /// The canonical JSON form (sorted keys), used for fingerprints and metadata.
     public func canonicalJSON() -> Data {
         let encoder = JSONEncoder()

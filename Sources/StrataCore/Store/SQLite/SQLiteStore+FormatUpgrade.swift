@@ -75,13 +75,18 @@ extension SQLiteStore {
         _ rows: [Row], coder: HistoryValueCoder, dateNamesByEntity: [String: Set<String>], in db: Database
     ) throws {
         for row in rows {
-            let names = dateNamesByEntity[row["entity"] as String] ?? []
+            // Values are read without GRDB's trapping conversions: a row another
+            // program left unreadable is written back as it was.
+            let entityValue: DatabaseValue = row["entity"]
+            guard let id = Int64.fromDatabaseValue(row["id"]) else { continue }
+            let names = String.fromDatabaseValue(entityValue).flatMap { dateNamesByEntity[$0] } ?? []
             var changed = false
             var columns: [DatabaseValueConvertible?] = []
             for column in ["tombstone", "old_values", "new_values"] {
-                guard let text: String = row[column],
+                let stored: DatabaseValue = row[column]
+                guard let text = String.fromDatabaseValue(stored),
                       var values = try coder.decode(.text(text)) else {
-                    columns.append(row[column] as String?)
+                    columns.append(stored)
                     continue
                 }
                 for name in names {
@@ -97,7 +102,7 @@ extension SQLiteStore {
             guard changed else { continue }
             try db.execute(
                 sql: "UPDATE \(HistoryLayout.changeTable) SET tombstone = ?, old_values = ?, new_values = ? WHERE id = ?",
-                arguments: StatementArguments(columns + [row["id"] as Int64]))
+                arguments: StatementArguments(columns + [id]))
         }
     }
 }

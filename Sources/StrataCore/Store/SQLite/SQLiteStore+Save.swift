@@ -87,7 +87,8 @@ extension SQLiteStore {
         result.insertedKeys.reserveCapacity(request.inserts.count)
         for insert in request.inserts {
             let key = next[insert.entityIndex]
-            next[insert.entityIndex] = key + 1
+            // Wrapping: the value after a block's last key is never used.
+            next[insert.entityIndex] = key &+ 1
             result.insertedKeys.append(key)
         }
         let needsKeyMap = !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty
@@ -156,7 +157,7 @@ extension SQLiteStore {
             statement.reset()
             if let expected = update.expectedVersion {
                 // `UPDATE … SET _version = ?, … WHERE pk = ? AND _version = ?`
-                version = expected + 1
+                version = try nextVersion(after: expected, entityIndex: update.entityIndex, primaryKey: update.primaryKey)
                 statement.bind(.integer(version), at: 1)
                 statement.bind(values, startingAt: 2)
                 statement.bind(.integer(update.primaryKey), at: Int32(values.count + 2))
@@ -360,10 +361,33 @@ extension SQLiteStore {
         select.bind(.text(name), at: 1)
         let current = try select.step() ? select.int64(at: 0) : 0
         select.reset()
+        let (last, overflow) = current.addingReportingOverflow(count)
+        guard !overflow, current >= 0 else { throw Self.keysExhausted(entity: name, after: current) }
         upsert.reset()
-        upsert.bind([.text(name), .integer(current + count)])
+        upsert.bind([.text(name), .integer(last)])
         try upsert.execute()
         return current + 1
+    }
+
+    /// The error for a key sequence another program or an import left with
+    /// no room: no key above `current` fits in 64 bits.
+    static func keysExhausted(entity: String, after current: Int64) -> StrataError {
+        StrataError(
+            .corruptStore,
+            "The store's key sequence for \(entity) stands at \(current), which leaves no room for new keys; nothing was saved",
+            entityName: entity)
+    }
+
+    /// The version an update leaves a row at; a row already at the highest
+    /// version (set by another program) is refused rather than wrapped.
+    func nextVersion(after expected: Int64, entityIndex: Int, primaryKey: Int64) throws(StrataError) -> Int64 {
+        let (next, overflow) = expected.addingReportingOverflow(1)
+        guard overflow else { return next }
+        let entity = schema.entities[entityIndex]
+        let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey)
+        throw StrataError(
+            .corruptStore, "A stored \(entity.name) row is at the highest version a row can have; nothing was saved",
+            entityName: entity.name, objectIDs: [id])
     }
 
     /// Takes a block of primary keys per entity from the sequence table (batch inserts).
@@ -374,7 +398,7 @@ extension SQLiteStore {
         keys.reserveCapacity(inserts.count)
         for insert in inserts {
             let key = next[insert.entityIndex]
-            next[insert.entityIndex] = key + 1
+            next[insert.entityIndex] = key &+ 1
             keys[insert.temporaryKey] = key
         }
         return keys

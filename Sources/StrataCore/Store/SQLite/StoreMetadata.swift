@@ -19,7 +19,13 @@ package struct StoreMetadata: Sendable {
     package static func read(_ db: Database) throws -> StoreMetadata {
         let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM \(StoreLayout.metadataTable)")
         var values: [String: String] = [:]
-        for row in rows { values[row["key"]] = row["value"] }
+        for row in rows {
+            // A row that is not text (another program's) is skipped: a key
+            // Strata needs and cannot read is reported as missing below.
+            guard let key = try? row.decode(String.self, forColumn: "key"),
+                  let value = try? row.decode(String.self, forColumn: "value") else { continue }
+            values[key] = value
+        }
         return try StoreMetadata(values)
     }
 
