@@ -12,6 +12,16 @@ extension PostgresSession {
     static func value(_ cell: PostgresCell) throws(StrataError) -> StoredValue {
         guard let bytes = cell.bytes else { return .null }
         if cell.format == .binary, let value = binaryValue(bytes, type: cell.dataType.rawValue) { return value }
+        if cell.format == .binary, cell.dataType == .numeric {
+            // Read here: postgres-nio's own reading stops the process on a
+            // number `Decimal` cannot hold, or one of over 131,000 digits.
+            guard let text = numericText(bytes), let decimal = Decimal(string: text) else {
+                throw StrataError(
+                    .corruptStore,
+                    "PostgreSQL returned a number in column \(cell.columnName) that Decimal cannot hold (not a number, infinite or out of range)")
+            }
+            return .text(decimal.description)
+        }
         do {
             switch cell.dataType {
             case .int8, .int4, .int2: return .integer(try cell.decode(Int64.self))
@@ -49,6 +59,46 @@ extension PostgresSession {
         case ObjectType.bytea: return .blob(Data(buffer: bytes))
         default: return nil
         }
+    }
+
+    /// A binary `numeric` in decimal digits; nil for NaN, the infinities, a
+    /// malformed value, or one beyond `Decimal`'s range (a power of ten of
+    /// about 165), whose digits are not worth spelling out.
+    ///
+    /// The format: digit count, weight (the power of 10,000 of the first
+    /// digit), sign, display scale, then the base-10,000 digits.
+    static func numericText(_ bytes: ByteBuffer) -> String? {
+        let start = bytes.readerIndex
+        guard bytes.readableBytes >= 8,
+              let count = bytes.getInteger(at: start, as: Int16.self),
+              let weight = bytes.getInteger(at: start + 2, as: Int16.self),
+              let sign = bytes.getInteger(at: start + 4, as: UInt16.self),
+              let scale = bytes.getInteger(at: start + 6, as: UInt16.self),
+              count >= 0, bytes.readableBytes == 8 + 2 * Int(count),
+              sign == 0 || sign == 0x4000, abs(Int(weight)) <= 64, scale <= 1_000 else { return nil }
+        guard count > 0 else { return "0" }
+        var digits = ""
+        for index in 0..<Int(count) {
+            guard let digit = bytes.getInteger(at: start + 8 + 2 * index, as: Int16.self), (0...9_999).contains(digit) else { return nil }
+            let text = String(digit)
+            digits += String(repeating: "0", count: 4 - text.count) + text
+        }
+        // Digits before the point: (weight + 1) groups, padded with zeros.
+        let integerCount = (Int(weight) + 1) * 4
+        var integer: String, fraction: String
+        if integerCount <= 0 {
+            integer = "0"
+            fraction = String(repeating: "0", count: -integerCount) + digits
+        } else if integerCount >= digits.count {
+            integer = digits + String(repeating: "0", count: integerCount - digits.count)
+            fraction = ""
+        } else {
+            integer = String(digits.prefix(integerCount))
+            fraction = String(digits.dropFirst(integerCount))
+        }
+        fraction = String(fraction.prefix(Int(scale)))
+        let number = fraction.isEmpty ? integer : integer + "." + fraction
+        return sign == 0x4000 ? "-" + number : number
     }
 
     /// PostgreSQL's object identifiers of the types read above (`pg_type.oid`),

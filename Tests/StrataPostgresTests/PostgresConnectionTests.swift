@@ -103,3 +103,49 @@ struct PostgresConnectionTests {
     var name: String
     init(name: String) { self.name = name }
 }
+
+@Suite("PostgreSQL numbers", .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
+struct PostgresNumericTests {
+    /// Each numeric cell the server sends, as Strata reads it.
+    private func read(_ literals: [String]) throws -> [Result<StoredValue, StrataError>] {
+        let pool = try PostgresConnectionPool(description: try PostgresTestServer.description())
+        defer { pool.close() }
+        return try pool.withSession { session throws(StrataError) in
+            var values: [Result<StoredValue, StrataError>] = []
+            for literal in literals {
+                let rows = try session.rows("SELECT \(literal)::numeric AS n")
+                for row in rows {
+                    for cell in row {
+                        do throws(StrataError) {
+                            values.append(.success(try PostgresSession.value(cell)))
+                        } catch {
+                            values.append(.failure(error))
+                        }
+                    }
+                }
+            }
+            return values
+        }
+    }
+
+    @Test
+    func numericCellsReadAsTheirDecimalText() throws {
+        let literals = ["12345.678", "-0.0001", "0", "100000000", "0.00000000000000000001", "'123456789012345678901234567890.5'", "10.50"]
+        let expected = ["12345.678", "-0.0001", "0", "100000000", "0.00000000000000000001", "123456789012345678901234567890.5", "10.5"]
+        let values = try read(literals).map { try $0.get() }
+        #expect(values == expected.map { StoredValue.text($0) })
+    }
+
+    @Test
+    func numericCellsBeyondDecimalAreATypedError() throws {
+        let values = try read(["'NaN'", "'Infinity'", "'-Infinity'", "1e200", "'1e-200'", "power(10::numeric, 131000)"])
+        for value in values {
+            guard case .failure(let error) = value else {
+                Issue.record("read \(value) where an error was expected")
+                continue
+            }
+            #expect(error.code == .corruptStore)
+        }
+        #expect(values.count == 6)
+    }
+}
