@@ -19,7 +19,8 @@ struct PostgresColumnArray: PostgresDynamicTypeEncodable, Sendable {
     let values: [StoredValue]
 
     /// nil when the SQL type is not one an array is bound as here, or a value
-    /// is not of its kind (the caller binds the rows one value each instead).
+    /// is not of its kind or too large for PostgreSQL (the caller binds the
+    /// rows one value each instead).
     init?(sqlType: String, values: [StoredValue]) {
         switch sqlType {
         case "bigint": element = .integer
@@ -30,7 +31,10 @@ struct PostgresColumnArray: PostgresDynamicTypeEncodable, Sendable {
         }
         for value in values {
             switch (value, element) {
-            case (.null, _), (.integer, .integer), (.real, .real), (.text, .text), (.blob, .blob): continue
+            case (.null, _), (.integer, .integer), (.real, .real): continue
+            // Larger values go one each, and are refused there with a reason.
+            case (.text(let text), .text) where text.utf8.count <= PostgresSession.largestValueSize: continue
+            case (.blob(let data), .blob) where data.count <= PostgresSession.largestValueSize: continue
             default: return nil
             }
         }

@@ -247,13 +247,13 @@ struct PostgresSession {
     /// The rows a statement with key lists among its values returns.
     @discardableResult
     func rows(_ sql: String, arguments: [PostgresArgument]) throws(StrataError) -> [PostgresRow] {
-        try result(sql, bindings(arguments)).rows
+        try result(sql, try bindings(arguments)).rows
     }
 
     /// Runs a statement with key lists among its values; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, arguments: [PostgresArgument]) throws(StrataError) -> Int {
-        try result(sql, bindings(arguments)).metadata.rows ?? 0
+        try result(sql, try bindings(arguments)).metadata.rows ?? 0
     }
 
     /// Runs a statement with key lists among its values, and `meanwhile` here
@@ -261,7 +261,7 @@ struct PostgresSession {
     /// caller owes the statement's rows anyway overlaps the server's.
     @discardableResult
     func execute(_ sql: String, arguments: [PostgresArgument], meanwhile: () -> Void) throws(StrataError) -> Int {
-        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings(arguments)), logger: PostgresConnectionPool.logger)
+        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: try bindings(arguments)), logger: PostgresConnectionPool.logger)
         meanwhile()
         do {
             return try query.wait().metadata.rows ?? 0
@@ -287,11 +287,13 @@ struct PostgresSession {
         }
     }
 
-    private func bindings(_ arguments: [PostgresArgument]) -> PostgresBindings {
+    private func bindings(_ arguments: [PostgresArgument]) throws(StrataError) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument {
-            case .value(let value): Self.bind(value, into: &bindings)
+            case .value(let value):
+                try Self.checkSize(of: value)
+                Self.bind(value, into: &bindings)
             case .keys(let keys): bindings.append(PostgresIntegerArray(keys))
             case .optionalIntegers(let values): bindings.append(PostgresIntegerArray(optionals: values))
             case .column(let column): bindings.append(column)
@@ -302,8 +304,26 @@ struct PostgresSession {
 
     private func result(_ sql: String, _ values: [StoredValue]) throws(StrataError) -> PostgresQueryResult {
         var bindings = PostgresBindings(capacity: values.count)
-        for value in values { Self.bind(value, into: &bindings) }
+        for value in values {
+            try Self.checkSize(of: value)
+            Self.bind(value, into: &bindings)
+        }
         return try result(sql, bindings)
+    }
+
+    /// PostgreSQL's largest text or `bytea` value: 1 GB less one byte.
+    static let largestValueSize = (1 << 30) - 1
+
+    /// Refuses a value PostgreSQL cannot store, before it is sent.
+    static func checkSize(of value: StoredValue) throws(StrataError) {
+        let (kind, size): (String, Int) = switch value {
+        case .text(let text): ("text", text.utf8.count)
+        case .blob(let data): ("data value", data.count)
+        default: ("", 0)
+        }
+        guard size > largestValueSize else { return }
+        throw StrataError(
+            .postgres, "PostgreSQL cannot store a \(kind) of \(size) bytes (its limit is \(largestValueSize) bytes); nothing was written")
     }
 
     private func result(_ sql: String, _ bindings: PostgresBindings) throws(StrataError) -> PostgresQueryResult {

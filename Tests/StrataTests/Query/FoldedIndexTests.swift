@@ -31,7 +31,7 @@ struct FoldedIndexTests {
         return try store.writer.read { db in
             let statement = RawStatement(try db.cachedStatement(sql: "EXPLAIN QUERY PLAN " + select.selectSQL), in: db)
             defer { statement.reset() }
-            statement.bind(select.arguments)
+            try statement.bind(select.arguments)
             var details: [String] = []
             while try statement.step() {
                 if case .text(let detail) = statement.value(at: 3) { details.append(detail) }

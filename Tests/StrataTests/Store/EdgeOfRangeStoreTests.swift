@@ -125,6 +125,23 @@ struct EdgeOfRangeStoreTests {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    /// SQLite stores at most 1,000,000,000 bytes a value and PostgreSQL
+    /// 1 GB; a larger one fails the save, where it had been stored as NULL.
+    @Test(arguments: testedStoreKinds.filter { $0 != .memory })
+    func aValueLargerThanTheDatabaseStoresFailsTheSaveAndIsKept(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind, schema: Schema(Sample.self))
+        let context = stack.container.newContext()
+        let sample = Sample(seed: 1)
+        // Pages of zeros the system maps on first touch: nothing is written here.
+        sample.data = Data(count: 1_100_000_000)
+        context.insert(sample)
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.message.contains("1100000000 bytes") == true, "\(error?.message ?? "")")
+        #expect(context.insertedObjects.count == 1)
+        #expect(sample.data.count == 1_100_000_000)
+        #expect(try stack.container.newContext().count(for: FetchRequest<Sample>()) == 0)
+    }
+
     @Test(arguments: testedStoreKinds)
     func deletingHistoryBeforeTheLowestTokenDeletesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(history: kind)

@@ -36,31 +36,48 @@ package struct RawStatement {
         sqlite3_clear_bindings(handle)
     }
 
-    /// Binds a value at a 1-based index.
-    func bind(_ value: StoredValue, at index: Int32) {
+    /// Binds a value at a 1-based index. Throws when SQLite refuses the value
+    /// (a text or data value over its length limit), which would otherwise
+    /// leave the parameter NULL.
+    func bind(_ value: StoredValue, at index: Int32) throws {
+        let code: Int32
         switch value {
         case .null:
-            sqlite3_bind_null(handle, index)
+            code = sqlite3_bind_null(handle, index)
         case .integer(let integer):
-            sqlite3_bind_int64(handle, index, integer)
+            code = sqlite3_bind_int64(handle, index, integer)
         case .real(let real):
-            sqlite3_bind_double(handle, index, real)
+            code = sqlite3_bind_double(handle, index, real)
         case .text(let text):
             var text = text
-            text.withUTF8 { buffer in
-                _ = sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+            code = text.withUTF8 { buffer in
+                sqlite3_bind_text64(handle, index, buffer.baseAddress, UInt64(buffer.count), Self.transient, UInt8(SQLITE_UTF8))
             }
         case .blob(let blob):
-            blob.withUnsafeBytes { buffer in
-                _ = sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), Self.transient)
+            code = blob.withUnsafeBytes { buffer in
+                sqlite3_bind_blob64(handle, index, buffer.baseAddress, UInt64(buffer.count), Self.transient)
             }
+        }
+        guard code == SQLITE_OK else { throw bindingFailure(code, value) }
+    }
+
+    func bind(_ values: [StoredValue], startingAt first: Int32 = 1) throws {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: first + Int32(offset))
         }
     }
 
-    func bind(_ values: [StoredValue], startingAt first: Int32 = 1) {
-        for (offset, value) in values.enumerated() {
-            bind(value, at: first + Int32(offset))
+    private func bindingFailure(_ code: Int32, _ value: StoredValue) -> DatabaseError {
+        let size = switch value {
+        case .text(let text): "a text of \(text.utf8.count) bytes"
+        case .blob(let blob): "a data value of \(blob.count) bytes"
+        default: "a value"
         }
+        let limit = sqlite3_limit(sqlite3_db_handle(handle), SQLITE_LIMIT_LENGTH, -1)
+        return DatabaseError(
+            resultCode: ResultCode(rawValue: code),
+            message: "SQLite cannot store \(size) (its limit is \(limit) bytes); nothing was written",
+            sql: sqlite3_sql(handle).map { String(cString: $0) })
     }
 
     /// Steps once; true when a row is available.

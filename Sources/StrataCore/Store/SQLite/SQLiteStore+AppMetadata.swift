@@ -52,11 +52,11 @@ extension SQLiteStore {
         for key in changes.keys.sorted() {
             if let value = changes[key]! {
                 upsert.reset()
-                upsert.bind([.text(key), value])
+                try upsert.bind([.text(key), value])
                 try upsert.execute()
             } else {
                 delete.reset()
-                delete.bind([.text(key)])
+                try delete.bind([.text(key)])
                 try delete.execute()
             }
         }

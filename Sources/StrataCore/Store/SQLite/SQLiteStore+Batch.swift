@@ -58,16 +58,16 @@ extension SQLiteStore {
             for (index, values) in rows.enumerated() {
                 let key = keys[UInt64(index)]!
                 insert.reset()
-                insert.bind(.integer(key), at: 1)
-                insert.bind(values, startingAt: 2)
+                try insert.bind(.integer(key), at: 1)
+                try insert.bind(values, startingAt: 2)
                 try insert.execute()
                 // A new member of an ordered one-to-many goes after its owner's other members.
                 for column in ordered {
                     guard case .integer(let owner) = values[column.column] else { continue }
                     let append = RawStatement(try db.cachedStatement(sql: column.appendSQL), in: db)
                     append.reset()
-                    append.bind(.integer(owner), at: 1)
-                    append.bind(.integer(key), at: 2)
+                    try append.bind(.integer(owner), at: 1)
+                    try append.bind(.integer(key), at: 2)
                     try append.execute()
                     owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: owner))
                 }
@@ -109,8 +109,8 @@ extension SQLiteStore {
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()
             defer { statement.reset() }
-            statement.bind(values)
-            statement.bind(arguments, startingAt: Int32(values.count + 1))
+            try statement.bind(values)
+            try statement.bind(arguments, startingAt: Int32(values.count + 1))
             while try statement.step() {
                 let key = statement.int64(at: 0)
                 result.primaryKeys.append(key)

@@ -54,7 +54,7 @@ extension SQLiteStore {
                     WHERE pk IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = ?)
                     """), in: db)
                 delete.reset()
-                delete.bind(.integer(Int64(entityIndex)), at: 1)
+                try delete.bind(.integer(Int64(entityIndex)), at: 1)
                 try delete.execute()
             }
             try db.execute(sql: "DELETE FROM \(Self.doomedTable)")
@@ -72,8 +72,8 @@ extension SQLiteStore {
             if let condition { sql += " WHERE \(condition.sql)" }
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()
-            statement.bind(.integer(Int64(entityIndex)), at: 1)
-            statement.bind(arguments, startingAt: 2)
+            try statement.bind(.integer(Int64(entityIndex)), at: 1)
+            try statement.bind(arguments, startingAt: 2)
             try statement.execute()
         case .keys(let keys):
             // One cached statement per key: no IN list, and keys without a row drop out.
@@ -81,8 +81,8 @@ extension SQLiteStore {
                 sql: "INSERT OR IGNORE INTO \(Self.doomedTable) (entity, pk) SELECT ?1, pk FROM \(table) WHERE pk = ?2"), in: db)
             for key in keys {
                 statement.reset()
-                statement.bind(.integer(Int64(entityIndex)), at: 1)
-                statement.bind(.integer(key), at: 2)
+                try statement.bind(.integer(Int64(entityIndex)), at: 1)
+                try statement.bind(.integer(key), at: 2)
                 try statement.execute()
             }
         }
@@ -164,8 +164,8 @@ extension SQLiteStore {
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()
             defer { statement.reset() }
-            statement.bind(.integer(Int64(edge.parentIndex)), at: 1)
-            statement.bind(.integer(Int64(edge.childIndex)), at: 2)
+            try statement.bind(.integer(Int64(edge.parentIndex)), at: 1)
+            try statement.bind(.integer(Int64(edge.childIndex)), at: 2)
             let entity = schema.entities[edge.childIndex]
             while try statement.step() {
                 let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: statement.int64(at: 0))

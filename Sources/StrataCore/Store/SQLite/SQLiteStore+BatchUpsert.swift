@@ -86,7 +86,7 @@ extension SQLiteStore {
                 let values = key.map { row[$0] }
                 if values.contains(where: \.isNull) { continue }
                 statement.reset()
-                statement.bind(values)
+                try statement.bind(values)
                 while try statement.step() { holders.insert(statement.int64(at: 0)) }
             }
         }
@@ -128,8 +128,8 @@ extension SQLiteStore {
         }
         var index: Int32 = 1
         for row in chunk {
-            statement.bind(.integer(row.key), at: index)
-            statement.bind(row.values, startingAt: index + 1)
+            try statement.bind(.integer(row.key), at: index)
+            try statement.bind(row.values, startingAt: index + 1)
             index += Int32(row.values.count + 1)
         }
         var byProposedKey: [Int64: Int] = [:]
@@ -199,8 +199,8 @@ extension SQLiteStore {
                 guard case .integer(let owner) = now else { continue }
                 let append = RawStatement(try db.cachedStatement(sql: column.appendSQL), in: db)
                 append.reset()
-                append.bind(.integer(owner), at: 1)
-                append.bind(.integer(pk), at: 2)
+                try append.bind(.integer(owner), at: 1)
+                try append.bind(.integer(pk), at: 2)
                 try append.execute()
                 owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: owner))
             }

@@ -18,8 +18,8 @@ extension SQLiteStore {
                 AND \(edge.column) IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = ?2)
                 """), in: db)
             statement.reset()
-            statement.bind(.integer(Int64(edge.childIndex)), at: 1)
-            statement.bind(.integer(Int64(edge.parentIndex)), at: 2)
+            try statement.bind(.integer(Int64(edge.childIndex)), at: 1)
+            try statement.bind(.integer(Int64(edge.parentIndex)), at: 2)
             try statement.execute()
         }
     }
@@ -38,8 +38,8 @@ extension SQLiteStore {
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(Self.doomedTable) (entity, pk) VALUES (?, ?)"), in: db)
         for delete in deletes where involved.contains(delete.entityIndex) {
             insert.reset()
-            insert.bind(.integer(Int64(delete.entityIndex)), at: 1)
-            insert.bind(.integer(delete.primaryKey), at: 2)
+            try insert.bind(.integer(Int64(delete.entityIndex)), at: 1)
+            try insert.bind(.integer(delete.primaryKey), at: 2)
             try insert.execute()
         }
         try releaseDeniedKeys(edges, in: db)

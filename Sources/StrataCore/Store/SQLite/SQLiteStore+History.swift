@@ -69,7 +69,7 @@ extension SQLiteStore {
         guard options.historyTracking, !changes.isEmpty else { return nil }
         let transaction = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertTransactionSQL), in: db)
         transaction.reset()
-        transaction.bind([
+        try transaction.bind([
             .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
             changes.contextName.map(StoredValue.text) ?? .null,
             .integer(Int64(ProcessInfo.processInfo.processIdentifier)), .text(originIdentifier.uuidString),
@@ -82,16 +82,16 @@ extension SQLiteStore {
             .changes(of: changes) {
             guard let pk = change.objectID.primaryKey else { continue }
             statement.reset()
-            statement.bind(.integer(number), at: 1)
-            statement.bind(.integer(HistoryLayout.code(change.changeType)), at: 2)
-            statement.bind(.text(change.objectID.entityName), at: 3)
-            statement.bind(.integer(pk), at: 4)
+            try statement.bind(.integer(number), at: 1)
+            try statement.bind(.integer(HistoryLayout.code(change.changeType)), at: 2)
+            try statement.bind(.text(change.objectID.entityName), at: 3)
+            try statement.bind(.integer(pk), at: 4)
             if !change.updatedProperties.isEmpty {
-                statement.bind(.text(change.updatedProperties.sorted().joined(separator: String(HistoryLayout.propertySeparator))), at: 5)
+                try statement.bind(.text(change.updatedProperties.sorted().joined(separator: String(HistoryLayout.propertySeparator))), at: 5)
             }
-            if let tombstone = change.tombstone { statement.bind(coder.encode(tombstone), at: 6) }
-            if let old = change.oldValues { statement.bind(coder.encode(old), at: 7) }
-            if let new = change.newValues { statement.bind(coder.encode(new), at: 8) }
+            if let tombstone = change.tombstone { try statement.bind(coder.encode(tombstone), at: 6) }
+            if let old = change.oldValues { try statement.bind(coder.encode(old), at: 7) }
+            if let new = change.newValues { try statement.bind(coder.encode(new), at: 8) }
             try statement.execute()
         }
         return HistoryToken(storeIdentifier: identifier, transactionNumber: number)

@@ -144,7 +144,7 @@ extension SQLiteStore {
         let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
         statement.reset()
         defer { statement.reset() }
-        statement.bind(arguments)
+        try statement.bind(arguments)
         var transactions: [HistoryTransaction] = []
         while try statement.step() {
             guard case .text(let originText) = statement.value(at: 5), let origin = UUID(uuidString: originText),
@@ -178,7 +178,7 @@ extension SQLiteStore {
         let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
         statement.reset()
         defer { statement.reset() }
-        statement.bind(arguments)
+        try statement.bind(arguments)
         let coder = HistoryValueCoder()
         while try statement.step() {
             guard let position = positions[statement.int64(at: 0)] else { continue }

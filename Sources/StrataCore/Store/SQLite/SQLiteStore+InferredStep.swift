@@ -147,7 +147,7 @@ extension SQLiteStore {
         // The raw statement borrows the handle `statement` owns.
         try withExtendedLifetime(statement) {
             let copy = RawStatement(statement, in: db)
-            copy.bind(arguments)
+            try copy.bind(arguments)
             try copy.execute()
         }
         try db.execute(sql: "DROP TABLE \(quote(source))")

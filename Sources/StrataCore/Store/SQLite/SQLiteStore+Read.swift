@@ -126,7 +126,7 @@ extension SQLiteStore {
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()
             defer { statement.reset() }
-            statement.bind(arguments)
+            try statement.bind(arguments)
             var rows: [[StoredValue]] = []
             try db.holdingConnectionMutex {
                 while try statement.step() {
@@ -202,7 +202,7 @@ extension SQLiteStore {
                 try writer.read { db in
                     let statement = RawStatement(try db.cachedStatement(sql: storage.rangeLoadSQL), in: db)
                     statement.reset()
-                    statement.bind([.integer(low), .integer(high)])
+                    try statement.bind([.integer(low), .integer(high)])
                     try forEachRow(of: statement, entityIndex: destination, in: db) { row in
                         let owner = statement.int64(at: ownerColumn)
                         if wanted?.contains(owner) ?? true { try body(owner, row) }
@@ -219,7 +219,7 @@ extension SQLiteStore {
                     let keys = owners[chunk..<min(chunk + Self.keyChunkSize, owners.count)]
                     let statement = RawStatement(try db.cachedStatement(sql: storage.loadSQL(owners: keys.count)), in: db)
                     statement.reset()
-                    statement.bind(keys.map { .integer($0) })
+                    try statement.bind(keys.map { .integer($0) })
                     try forEachRow(of: statement, entityIndex: destination, in: db) { row in
                         try body(statement.int64(at: ownerColumn), row)
                     }
@@ -242,7 +242,7 @@ extension SQLiteStore {
     ) throws {
         let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
         statement.reset()
-        statement.bind(arguments)
+        try statement.bind(arguments)
         try forEachRow(of: statement, entityIndex: entityIndex, in: db, body)
     }
 
@@ -280,7 +280,7 @@ extension SQLiteStore {
             statement.reset()
             var index: Int32 = 1
             for key in chunk {
-                statement.bind(.integer(key), at: index)
+                try statement.bind(.integer(key), at: index)
                 index += 1
             }
             try forEachRow(of: statement, entityIndex: entityIndex, in: db, body)
@@ -294,7 +294,7 @@ extension SQLiteStore {
         let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
         statement.reset()
         defer { statement.reset() }
-        statement.bind(arguments)
+        try statement.bind(arguments)
         var result: [Int64] = []
         try db.holdingConnectionMutex {
             while try statement.step() { result.append(statement.int64(at: 0)) }

@@ -121,8 +121,8 @@ extension SQLiteStore {
                 }
             }
             statement.reset()
-            statement.bind(.integer(key), at: 1)
-            statement.bind(values, startingAt: 2)
+            try statement.bind(.integer(key), at: 1)
+            try statement.bind(values, startingAt: 2)
             try statement.execute()
             result.changes.inserted.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: schema.entities[entityIndex].name, storeIdentifier: identifier, primaryKey: key),
@@ -158,10 +158,10 @@ extension SQLiteStore {
             if let expected = update.expectedVersion {
                 // `UPDATE … SET _version = ?, … WHERE pk = ? AND _version = ?`
                 version = try nextVersion(after: expected, entityIndex: update.entityIndex, primaryKey: update.primaryKey)
-                statement.bind(.integer(version), at: 1)
-                statement.bind(values, startingAt: 2)
-                statement.bind(.integer(update.primaryKey), at: Int32(values.count + 2))
-                statement.bind(.integer(expected), at: Int32(values.count + 3))
+                try statement.bind(.integer(version), at: 1)
+                try statement.bind(values, startingAt: 2)
+                try statement.bind(.integer(update.primaryKey), at: Int32(values.count + 2))
+                try statement.bind(.integer(expected), at: Int32(values.count + 3))
                 try statement.execute()
                 if sqlite3_changes(sqlite3_db_handle(statement.handle)) == 0 {
                     if !checked { throw VersionMismatch() }
@@ -169,8 +169,8 @@ extension SQLiteStore {
                 }
             } else {
                 // `UPDATE … SET _version = _version + 1, … WHERE pk = ? RETURNING _version`
-                statement.bind(values)
-                statement.bind(.integer(update.primaryKey), at: Int32(values.count + 1))
+                try statement.bind(values)
+                try statement.bind(.integer(update.primaryKey), at: Int32(values.count + 1))
                 guard try statement.step() else {
                     statement.reset()
                     throw deletedElsewhere(update.entityIndex, update.primaryKey)
@@ -358,13 +358,13 @@ extension SQLiteStore {
     ) throws -> Int64 {
         let name = schema.entities[entityIndex].name
         select.reset()
-        select.bind(.text(name), at: 1)
+        try select.bind(.text(name), at: 1)
         let current = try select.step() ? select.int64(at: 0) : 0
         select.reset()
         let (last, overflow) = current.addingReportingOverflow(count)
         guard !overflow, current >= 0 else { throw Self.keysExhausted(entity: name, after: current) }
         upsert.reset()
-        upsert.bind([.text(name), .integer(last)])
+        try upsert.bind([.text(name), .integer(last)])
         try upsert.execute()
         return current + 1
     }

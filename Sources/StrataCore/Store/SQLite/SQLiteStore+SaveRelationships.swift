@@ -40,8 +40,8 @@ extension SQLiteStore {
                 let statement = RawStatement(try db.cachedStatement(sql: storage.setPositionSQL), in: db)
                 for (position, member) in members.enumerated() {
                     statement.reset()
-                    statement.bind(.integer(Int64(position)), at: 1)
-                    statement.bind(.integer(member), at: 2)
+                    try statement.bind(.integer(Int64(position)), at: 1)
+                    try statement.bind(.integer(member), at: 2)
                     try statement.execute()
                 }
             case .joinTable(let side):
@@ -50,17 +50,17 @@ extension SQLiteStore {
                 let delete = RawStatement(try db.cachedStatement(sql: side.deleteSQL), in: db)
                 for member in stored.sorted() where !kept.contains(member) {
                     delete.reset()
-                    delete.bind(.integer(owner), at: 1)
-                    delete.bind(.integer(member), at: 2)
+                    try delete.bind(.integer(owner), at: 1)
+                    try delete.bind(.integer(member), at: 2)
                     try delete.execute()
                     record(side.destinationIndex, side.inverseOrdinal, member)
                 }
                 let upsert = RawStatement(try db.cachedStatement(sql: side.upsertSQL), in: db)
                 for (position, member) in members.enumerated() {
                     upsert.reset()
-                    upsert.bind(.integer(owner), at: 1)
-                    upsert.bind(.integer(member), at: 2)
-                    upsert.bind(.integer(Int64(position)), at: 3)
+                    try upsert.bind(.integer(owner), at: 1)
+                    try upsert.bind(.integer(member), at: 2)
+                    try upsert.bind(.integer(Int64(position)), at: 3)
                     try upsert.execute()
                     if !stored.contains(member) { record(side.destinationIndex, side.inverseOrdinal, member) }
                 }
@@ -74,8 +74,8 @@ extension SQLiteStore {
             let owner = try key(append.owner)
             let statement = RawStatement(try db.cachedStatement(sql: storage.appendSQL), in: db)
             statement.reset()
-            statement.bind(.integer(owner), at: 1)
-            statement.bind(.integer(try key(append.member)), at: 2)
+            try statement.bind(.integer(owner), at: 1)
+            try statement.bind(.integer(try key(append.member)), at: 2)
             try statement.execute()
             record(append.entityIndex, append.ordinal, owner)
         }
@@ -87,7 +87,7 @@ extension SQLiteStore {
         let statement = RawStatement(try db.cachedStatement(sql: side.membersSQL), in: db)
         statement.reset()
         defer { statement.reset() }
-        statement.bind(.integer(owner), at: 1)
+        try statement.bind(.integer(owner), at: 1)
         var keys: Set<Int64> = []
         while try statement.step() { keys.insert(statement.int64(at: 0)) }
         return keys

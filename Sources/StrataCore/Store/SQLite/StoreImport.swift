@@ -89,7 +89,7 @@ public enum StoreImport {
             let raw = RawStatement(insert, in: db)
             for record in entity.records {
                 raw.reset()
-                raw.bind([StoredValue.integer(record.key), .integer(record.version)] + record.values)
+                try raw.bind([StoredValue.integer(record.key), .integer(record.version)] + record.values)
                 try raw.execute()
                 written += 1
                 if written % 1000 == 0 || written == total { progress?(written, total) }
