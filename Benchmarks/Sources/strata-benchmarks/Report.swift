@@ -123,7 +123,7 @@ struct Report {
             | memory-fetch | one child process streams N rows (cursor / Fluent row callback), reading each once | `fetch(_:batchSize: 1000)`, each object read once |
             | memory-import | one child process imports N rows in transactions of 10,000 | `container.perform` units of 10,000 with `cleanUpAfterExecution` |
             | fetch-per-row@n | fetch-all time divided by n | same |
-            | upsert | `INSERT … ON CONFLICT DO UPDATE` of N rows, half stored (grdb-codable: `upsert(_:)`) | `BatchInsertRequest` under `.mergeByPropertyObjectTrump` |
+            | upsert | `INSERT … ON CONFLICT DO UPDATE` of N rows, half stored (grdb-codable: `upsert(_:)`; pg-raw: arrays through `unnest`, 10,000 rows a statement) | `BatchInsertRequest` under `.mergeByPropertyObjectTrump` |
             | migrate | a child migrates a copy of a ~1 GB file (blobs + 1,000,000 rows) whose two tables each widen an integer: SQLite's copy script (new table, `INSERT … SELECT`, drop, rename); `migrate-in-place`: a rename and added columns by `ALTER TABLE` | a child loads the file with version 2 of the schema and a `.lightweight` stage |
             | aggregate | `SELECT SUM(i1) FROM item WHERE score >= ?` for 20 values (grdb-row: `Int.fetchOne`) | `aggregate(.sum(\\.i1), of:)` with `#Predicate { $0.score >= x }` |
             | search | `SELECT COUNT(*) FROM item WHERE instr(fold(name), ?) > 0` for 20 needles, `fold` a registered SQL function (a third of the names not ASCII) | `fetchCount` with `#Predicate { $0.name.folded.contains(needle) }` |
