@@ -87,9 +87,26 @@ public struct BatchInsertRequest<Model: PersistentModel> {
     func rows(_ values: BatchValues, tracksGivenColumns: Bool = false) throws -> BatchRows {
         var rows = BatchRows()
         var setIndex: [[Int]: Int] = [:]
+        let columnOrdinals = values.entity.columnOrdinals
         func noteGiven(_ slots: [Any?]) {
             guard tracksGivenColumns else { return }
-            let columns = values.entity.columnOrdinals.indices.filter { slots[values.entity.columnOrdinals[$0]] != nil }
+            // Rows mostly set what the row before set: reuse its set unless one differs.
+            if let last = rows.columnSetOfRow.last {
+                var next = 0, same = true
+                let set = rows.columnSets[last]
+                for (column, ordinal) in columnOrdinals.enumerated() where slots[ordinal] != nil {
+                    guard next < set.count, set[next] == column else {
+                        same = false
+                        break
+                    }
+                    next += 1
+                }
+                if same, next == set.count {
+                    rows.columnSetOfRow.append(last)
+                    return
+                }
+            }
+            let columns = columnOrdinals.indices.filter { slots[columnOrdinals[$0]] != nil }
             let index = setIndex[columns] ?? {
                 rows.columnSets.append(columns)
                 setIndex[columns] = rows.columnSets.count - 1
@@ -111,12 +128,15 @@ public struct BatchInsertRequest<Model: PersistentModel> {
             }
         case .handler(let handler):
             var row = BatchRow<Model>(entity: values.entity)
+            // Whether a batch may set each property is checked once, the first time it is set.
+            var settable = [Bool](repeating: false, count: values.entity.properties.count)
             while true {
                 row.clear()
                 if try handler(&row) { break }
                 if let problem = row.problem { throw problem }
-                for ordinal in row.values.indices where row.values[ordinal] != nil {
+                for ordinal in row.values.indices where !settable[ordinal] && row.values[ordinal] != nil {
                     _ = try values.ordinal(named: values.entity.properties[ordinal].name)
+                    settable[ordinal] = true
                 }
                 rows.values.append(try values.row(row.values))
                 noteGiven(row.values)
@@ -144,6 +164,10 @@ public struct BatchRow<Model: PersistentModel> {
     var values: [Any?]
     /// The first key path or name that did not name a persistent property.
     var problem: StrataError?
+    /// The key paths set so far with their ordinals: a handler sets the same
+    /// few on every row, and finding one here by identity is cheaper than
+    /// hashing it. Holding them keeps their identities from being reused.
+    private var recentKeyPaths: [(keyPath: AnyKeyPath, ordinal: Int)] = []
 
     init(entity: EntityDescription) {
         self.entity = entity
@@ -161,7 +185,7 @@ public struct BatchRow<Model: PersistentModel> {
             entity.ordinal(for: keyPath).flatMap { values[$0] as? Value }
         }
         set {
-            guard let ordinal = entity.ordinal(for: keyPath) else {
+            guard let ordinal = ordinal(for: keyPath) else {
                 problem = problem ?? StrataError(
                     .validation, "A key path of \(entity.name) does not name a persistent property; nothing was written",
                     entityName: entity.name)
@@ -169,6 +193,13 @@ public struct BatchRow<Model: PersistentModel> {
             }
             values[ordinal] = newValue.map { $0 as Any }
         }
+    }
+
+    private mutating func ordinal(for keyPath: AnyKeyPath) -> Int? {
+        for recent in recentKeyPaths where recent.keyPath === keyPath { return recent.ordinal }
+        guard let ordinal = entity.ordinal(for: keyPath) else { return nil }
+        if recentKeyPaths.count < entity.properties.count * 2 { recentKeyPaths.append((keyPath, ordinal)) }
+        return ordinal
     }
 
     /// The value of a property, by name; `nil` when not set yet.

@@ -71,14 +71,30 @@ extension BatchRows {
             }
             return row
         }
+        func link(_ row: Int, _ other: Int) {
+            let (a, b) = (root(other), root(row))
+            if a != b { parent[max(a, b)] = min(a, b) }
+        }
         for key in keys {
+            if key.count == 1 {
+                // One column (the usual key): its values, without an array per row.
+                let column = key[0]
+                var first: [StoredValue: Int] = [:]
+                first.reserveCapacity(rows.count)
+                for row in rows.indices where !rows[row][column].isNull {
+                    if let other = first.updateValue(row, forKey: rows[row][column]) {
+                        first[rows[row][column]] = other
+                        link(row, other)
+                    }
+                }
+                continue
+            }
             var first: [[StoredValue]: Int] = [:]
             for row in rows.indices {
                 let values = key.map { rows[row][$0] }
                 if values.contains(where: \.isNull) { continue }
                 if let other = first[values] {
-                    let (a, b) = (root(other), root(row))
-                    if a != b { parent[max(a, b)] = min(a, b) }
+                    link(row, other)
                 } else {
                     first[values] = row
                 }

@@ -169,6 +169,20 @@ extension SQLiteStore {
         _ outcomes: [UpsertOutcome], rows: [[StoredValue]], entity: EntityDescription, ordered: [OrderedToOneColumn],
         old: [Int64: ContiguousArray<StoredValue>], into result: inout BatchWriteResult, in db: Database
     ) throws {
+        // Each stored row reached once (the usual case): its change is its row's
+        // written columns, with no merging of writes.
+        var reached = Set<Int64>(minimumCapacity: outcomes.count)
+        if ordered.isEmpty, outcomes.allSatisfy({ reached.insert($0.primaryKey).inserted }) {
+            for outcome in outcomes.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+                let change = ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: outcome.primaryKey),
+                    entity: entity, ordinals: outcome.columns.map { entity.columnOrdinals[$0] },
+                    values: outcome.columns.map { rows[outcome.row][$0] }, version: outcome.version)
+                result.primaryKeys.append(outcome.primaryKey)
+                if outcome.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
+            }
+            return
+        }
         // A stored row reached twice (through different keys, by rows that set
         // different columns) is one change holding both writes, the later on top.
         var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
