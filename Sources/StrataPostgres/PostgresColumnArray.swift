@@ -29,14 +29,17 @@ struct PostgresColumnArray: PostgresDynamicTypeEncodable, Sendable {
         case "bytea": element = .blob
         default: return nil
         }
+        // Larger arrays go as rows of values, in statements of a size they can
+        // be sent in, and a value too large for PostgreSQL is refused there.
+        var bytes = 0
         for value in values {
             switch (value, element) {
             case (.null, _), (.integer, .integer), (.real, .real): continue
-            // Larger values go one each, and are refused there with a reason.
-            case (.text(let text), .text) where text.utf8.count <= PostgresSession.largestValueSize: continue
-            case (.blob(let data), .blob) where data.count <= PostgresSession.largestValueSize: continue
+            case (.text(let text), .text): bytes += text.utf8.count
+            case (.blob(let data), .blob): bytes += data.count
             default: return nil
             }
+            if bytes > PostgresSession.statementByteBudget { return nil }
         }
         self.values = values
     }

@@ -311,17 +311,53 @@ struct PostgresSession {
         return try result(sql, bindings)
     }
 
-    /// PostgreSQL's largest text or `bytea` value: 1 GB less one byte.
-    static let largestValueSize = (1 << 30) - 1
+    /// PostgreSQL's largest text or `bytea` value: 1 GB less its 4-byte
+    /// header and one byte.
+    static let largestValueSize = (1 << 30) - 5
+
+    /// The most bytes of text and data one statement carries when rows can be
+    /// split between statements: postgres-nio sends a statement's values in
+    /// one message, whose length must fit in 32 bits.
+    static let statementByteBudget = 256 << 20
+
+    /// The bytes of text or data in a value (other values count nothing).
+    static func byteSize(of value: StoredValue) -> Int {
+        switch value {
+        case .text(let text): text.utf8.count
+        case .blob(let data): data.count
+        default: 0
+        }
+    }
+
+    /// Splits rows into runs of at most `maximumRows` rows, each within
+    /// `byteBudget` unless a run is a single row; throws for a row larger than
+    /// one message can carry.
+    static func chunks(
+        of rows: ArraySlice<[StoredValue]>, maximumRows: Int, byteBudget: Int = statementByteBudget
+    ) throws(StrataError) -> [Range<Int>] {
+        var chunks: [Range<Int>] = []
+        var start = rows.startIndex, bytes = 0
+        for index in rows.indices {
+            let size = rows[index].reduce(0) { $0 + byteSize(of: $1) }
+            guard size < 1 << 31 else {
+                throw StrataError(.postgres, "A row of \(size) bytes is more than one statement can send to PostgreSQL; nothing was written")
+            }
+            if index > start, index - start >= maximumRows || bytes + size > byteBudget {
+                chunks.append(start..<index)
+                start = index
+                bytes = 0
+            }
+            bytes += size
+        }
+        if start < rows.endIndex { chunks.append(start..<rows.endIndex) }
+        return chunks
+    }
 
     /// Refuses a value PostgreSQL cannot store, before it is sent.
     static func checkSize(of value: StoredValue) throws(StrataError) {
-        let (kind, size): (String, Int) = switch value {
-        case .text(let text): ("text", text.utf8.count)
-        case .blob(let data): ("data value", data.count)
-        default: ("", 0)
-        }
+        let size = byteSize(of: value)
         guard size > largestValueSize else { return }
+        let kind = if case .text = value { "text" } else { "data value" }
         throw StrataError(
             .postgres, "PostgreSQL cannot store a \(kind) of \(size) bytes (its limit is \(largestValueSize) bytes); nothing was written")
     }

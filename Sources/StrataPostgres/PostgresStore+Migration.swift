@@ -55,7 +55,8 @@ extension PostgresStore {
     ) throws(StrataError) -> Opened {
         let place = "The store in PostgreSQL schema \(layout.namespace)"
         let metadata = try metadata(layout, in: session)
-        guard let identifier = metadata["storeIdentifier"], let fingerprint = metadata["fingerprint"] else {
+        guard let identifier = metadata["storeIdentifier"], ObjectID.isUsableStoreIdentifier(identifier),
+              let fingerprint = metadata["fingerprint"] else {
             throw StrataError(.corruptStore, "The PostgreSQL schema \(layout.namespace) has Strata's tables without their metadata")
         }
         guard Int(metadata["formatVersion"] ?? "") == formatVersion else {

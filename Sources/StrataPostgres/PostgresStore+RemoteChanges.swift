@@ -166,10 +166,17 @@ extension PostgresStore {
             handler(RemoteChange(storeIdentifier: identifier, origin: .otherWriter, historyToken: nil))
             return
         }
+        let (generation, since) = remote.withLock { ($0.generation, $0.lastToken) }
         do {
             try RemoteChange.catchUp(
-                from: self, after: remote.withLock { $0.lastToken }, skippingOrigin: originIdentifier,
-                advance: { token in remote.withLock { $0.lastToken = token } }, report: handler)
+                from: self, after: since, skippingOrigin: originIdentifier,
+                advance: { token in
+                    remote.withLock { state in
+                        guard state.generation == generation else { return false }
+                        state.lastToken = token
+                        return true
+                    }
+                }, report: handler)
         } catch where error.code == .historyTokenExpired {
             let (position, event) = RemoteChange.missedHistory(of: self, since: remote.withLock { $0.lastToken })
             remote.withLock { $0.lastToken = position }
@@ -177,7 +184,6 @@ extension PostgresStore {
         } catch {
             Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
             guard attempt < 6 else { return }
-            let generation = remote.withLock { $0.generation }
             Self.deliveries.asyncAfter(deadline: .now() + 0.1 * Double(1 << attempt)) { [weak self] in
                 guard let store = self, store.remote.withLock({ $0.generation == generation }) else { return }
                 store.notice(nil, attempt: attempt + 1)

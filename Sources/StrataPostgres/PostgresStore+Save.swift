@@ -13,6 +13,16 @@ extension PostgresStore {
     /// again, reading every expected row first to report all conflicts (with
     /// nothing written).
     func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
+        do {
+            return try writeSave(request, origin: origin)
+        } catch where error.code == .unsupportedPredicate {
+            // A save evaluates no predicate: its one sum is a row's version plus one.
+            throw StrataError(
+                .corruptStore, "A stored row is at the highest version a row can have; nothing was saved", underlyingError: error)
+        }
+    }
+
+    private func writeSave(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
         if let result = try saveInOneStatement(request, origin: origin) {
             didCommit(result.changes)
             return result
@@ -127,10 +137,8 @@ extension PostgresStore {
     func insertRows(_ rows: [[StoredValue]], sql: String, in session: PostgresSession) throws(StrataError) {
         guard let width = rows.first?.count, width > 0 else { return }
         let head = String(sql[..<(sql.range(of: " VALUES ")?.lowerBound ?? sql.endIndex)])
-        let perChunk = max(1, 30_000 / width)
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(start + perChunk, rows.count)]
+        for range in try PostgresSession.chunks(of: rows[...], maximumRows: max(1, 30_000 / width)) {
+            let chunk = rows[range]
             var tuples: [String] = []
             var values: [StoredValue] = []
             values.reserveCapacity(chunk.count * width)
@@ -140,7 +148,6 @@ extension PostgresStore {
                 values += row
             }
             try session.execute(head + " VALUES " + tuples.joined(separator: ", "), values)
-            start += perChunk
         }
     }
 
@@ -157,11 +164,16 @@ extension PostgresStore {
     }
 
     func reserveKeyBlock(entityIndex: Int, count: Int64, in session: PostgresSession) throws(StrataError) -> Int64 {
+        // A sequence another program left negative, or too near the top for
+        // the block, is not moved: no row comes back.
+        let name = schema.entities[entityIndex].name
         let last = try integers("""
             INSERT INTO \(layout.sequenceTable) AS s (entity, max_pk) VALUES ($1, $2)
-            ON CONFLICT (entity) DO UPDATE SET max_pk = s.max_pk + $2 RETURNING max_pk
-            """, [.text(schema.entities[entityIndex].name), .integer(count)], in: session)
-        return (last.first ?? count) - count + 1
+            ON CONFLICT (entity) DO UPDATE SET max_pk = s.max_pk + $2
+            WHERE s.max_pk >= 0 AND s.max_pk <= 9223372036854775807 - $2 RETURNING max_pk
+            """, [.text(name), .integer(count)], in: session)
+        guard let last = last.first else { throw StrataError.keysExhausted(entity: name, at: nil) }
+        return last - count + 1
     }
 
     // MARK: Updates
@@ -280,12 +292,11 @@ extension PostgresStore {
                 entityIndex: entityIndex, columns: columns, checkingVersion: checkingVersion, source: Self.unnestSource(types))
             return try session.rows(sql, arguments: arguments)
         }
-        let perChunk = max(1, 30_000 / types.count)
         var updated: [PostgresRow] = []
-        for start in stride(from: rows.startIndex, to: rows.endIndex, by: perChunk) {
+        for range in try PostgresSession.chunks(of: rows, maximumRows: max(1, 30_000 / types.count)) {
             var tuples: [String] = []
             var arguments: [StoredValue] = []
-            for row in rows[start..<min(start + perChunk, rows.endIndex)] {
+            for row in rows[range] {
                 let first = arguments.count
                 tuples.append("(" + zip(row.indices, types).map { "$\(first + $0 + 1)::\($1)" }.joined(separator: ", ") + ")")
                 arguments += row

@@ -149,3 +149,33 @@ struct PostgresNumericTests {
         #expect(values.count == 6)
     }
 }
+
+@Suite("PostgreSQL statement sizes")
+struct PostgresStatementSizeTests {
+    private func rows(_ sizes: [Int]) -> [[StoredValue]] {
+        sizes.map { [.integer(1), .blob(Data(count: $0))] }
+    }
+
+    @Test
+    func rowsAreSplitByCountAndBytes() throws {
+        let chunks = try PostgresSession.chunks(of: rows([40, 40, 40, 10, 10, 10, 10, 100, 5])[...], maximumRows: 3, byteBudget: 100)
+        #expect(chunks == [0..<2, 2..<5, 5..<7, 7..<8, 8..<9])
+    }
+
+    @Test
+    func aRowOverTheBudgetGoesAloneAndOneOverTwoGigabytesIsRefused() throws {
+        #expect(try PostgresSession.chunks(of: rows([10, 500, 10])[...], maximumRows: 10, byteBudget: 100) == [0..<1, 1..<2, 2..<3])
+        // Pages of zeros the system maps on first touch: nothing is written here.
+        let huge: [[StoredValue]] = [[.blob(Data(count: 1_100_000_000)), .blob(Data(count: 1_100_000_000))]]
+        let error = #expect(throws: StrataError.self) { try PostgresSession.chunks(of: huge[...], maximumRows: 10) }
+        #expect(error?.code == .postgres)
+    }
+
+    @Test
+    func aColumnOfMoreBytesThanAStatementCarriesIsNotOneArray() {
+        let small = [StoredValue](repeating: .blob(Data(count: 1_000)), count: 10)
+        #expect(PostgresColumnArray(sqlType: "bytea", values: small) != nil)
+        let large = [StoredValue](repeating: .blob(Data(count: 100_000_000)), count: 3)
+        #expect(PostgresColumnArray(sqlType: "bytea", values: large) == nil)
+    }
+}

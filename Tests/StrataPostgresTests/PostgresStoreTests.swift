@@ -361,9 +361,51 @@ struct PostgresServersTests {
         try context.save()
         #expect(last.objectID.primaryKey == Int64.max)
         context.insert(PgStory(title: "One too many", year: 3))
-        #expect(throws: StrataError.self) { try context.save() }
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.entityName == "PgStory")
         #expect(context.insertedObjects.count == 1, "the context keeps its insert")
         #expect(try stack.container.newContext().count(for: FetchRequest<PgStory>()) == 2)
+    }
+
+    @Test(arguments: [false, true])
+    func aRowAtTheHighestVersionRefusesItsUpdateAndKeepsTheChange(history: Bool) async throws {
+        let stack = try await PostgresTestStack(history: history)
+        try stack.container.perform { context in
+            context.insert(PgStory(title: "First", year: 1))
+            try context.save()
+        }
+        let pool = try PostgresConnectionPool(description: stack.server)
+        defer { pool.close() }
+        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let table = store.layout.entities[try #require(stack.container.schema.entity(named: "PgStory")).index].table
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute("UPDATE \(table) SET _version = 9223372036854775807")
+        }
+        // Without history a one-row save is one statement; with it, the full path.
+        let context = stack.container.newContext()
+        let story = try #require(try context.fetch(FetchRequest<PgStory>()).first)
+        story.title = "Second"
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .corruptStore)
+        #expect(context.hasChanges)
+        #expect(try stack.container.newContext().fetch(FetchRequest<PgStory>()).map(\.title) == ["First"])
+    }
+
+    @Test
+    func aStoreIdentifierThatCannotNameObjectsIsACorruptStore() async throws {
+        let stack = try await PostgresTestStack()
+        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let pool = try PostgresConnectionPool(description: stack.server)
+        defer { pool.close() }
+        _ = try pool.withSession { session throws(StrataError) in
+            try session.execute("UPDATE \(store.layout.metadataTable) SET value = 'a b/c?d' WHERE key = 'storeIdentifier'")
+        }
+        let error = await #expect(throws: StrataError.self) {
+            let other = try await PostgresTestStack.container(stack.server, name: "Other")
+            try? other.persistentStoreCoordinator.close()
+        }
+        #expect(error?.code == .corruptStore)
     }
 
     @Test @MainActor

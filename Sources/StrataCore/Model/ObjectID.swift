@@ -67,6 +67,17 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The URI scheme of object IDs.
     public static let uriScheme = "strata"
 
+    /// Whether a store identifier can name a store in object URIs: what
+    /// Strata makes (a UUID's string) and other plain names of letters,
+    /// digits, `-`, `_` and `.`. A store whose recorded identifier is not one
+    /// (another program wrote it) is refused when it opens.
+    package static func isUsableStoreIdentifier(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.utf8.count <= 128 && identifier.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x5F || byte == 0x2E
+        }
+    }
+
     /// A URL that names this object; permanent IDs can be read back with
     /// `PersistentContainer.objectID(forURIRepresentation:)`.
     public func uriRepresentation() -> URL {
@@ -80,7 +91,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
             components.host = ""
             components.path = "/\(entityName)/t\(key)"
         }
-        return components.url!
+        // Stores are opened only with usable identifiers, and the path is
+        // percent-encoded, so this holds; the fallback names no object.
+        return components.url ?? URL(fileURLWithPath: "/")
     }
 
     /// Parses a permanent object URI into its parts, or nil.

@@ -102,3 +102,15 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
 extension StrataError: LocalizedError {
     public var errorDescription: String? { description }
 }
+
+extension StrataError {
+    /// A key sequence another program or an import left with no room: no new
+    /// key after `current` (when known) fits in 64 bits, or it is negative.
+    package static func keysExhausted(entity: String, at current: Int64?) -> StrataError {
+        let position = current.map { " stands at \($0), which" } ?? ""
+        return StrataError(
+            .corruptStore,
+            "The store's key sequence for \(entity)\(position) leaves no room for new keys; nothing was saved",
+            entityName: entity)
+    }
+}

@@ -23,7 +23,7 @@ struct HistoryCatchUpTests {
         var events: [RemoteChange] = []
         try RemoteChange.catchUp(
             from: store, after: tokens[0], skippingOrigin: UUID(), pageSize: 2,
-            advance: { positions.append($0) }, report: { events.append($0) })
+            advance: { positions.append($0); return true }, report: { events.append($0) })
         // Four transactions after the first, two to a page.
         #expect(events.map(\.transactions.count) == [2, 2])
         #expect(events.flatMap(\.transactions).map(\.token) == Array(tokens[1...]))
@@ -43,9 +43,27 @@ struct HistoryCatchUpTests {
         var events: [RemoteChange] = []
         try RemoteChange.catchUp(
             from: store, after: nil, skippingOrigin: origin, pageSize: 3,
-            advance: { positions.append($0) }, report: { events.append($0) })
+            advance: { positions.append($0); return true }, report: { events.append($0) })
         #expect(events.isEmpty)
         #expect(positions == [tokens[2], tokens[4]])
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aCatchUpEndsUnreportedWhenWatchingStopsBetweenPages(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(history: kind)
+        let tokens = try fiveSaves(stack.container)
+        let store = try stack.container.persistentStoreCoordinator.loadedStore()
+        var positions: [HistoryToken] = []
+        var events: [RemoteChange] = []
+        try RemoteChange.catchUp(
+            from: store, after: nil, skippingOrigin: UUID(), pageSize: 2,
+            advance: { token in
+                positions.append(token)
+                // Watching stops while the second page is read.
+                return positions.count < 2
+            }, report: { events.append($0) })
+        #expect(positions == [tokens[1], tokens[3]])
+        #expect(events.map(\.transactions.count) == [2], "the page read after the stop is not reported")
     }
 
     @Test(arguments: testedStoreKinds)
@@ -57,7 +75,7 @@ struct HistoryCatchUpTests {
         var reported = false
         try RemoteChange.catchUp(
             from: store, after: tokens[4], skippingOrigin: UUID(), pageSize: 2,
-            advance: { _ in moved = true }, report: { _ in reported = true })
+            advance: { _ in moved = true; return true }, report: { _ in reported = true })
         #expect(!moved)
         #expect(!reported)
     }

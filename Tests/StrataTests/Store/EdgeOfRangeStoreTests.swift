@@ -125,6 +125,19 @@ struct EdgeOfRangeStoreTests {
         #expect(try Data(contentsOf: url) == before)
     }
 
+    @Test
+    func aStoreIdentifierThatCannotNameObjectsIsACorruptStoreAndTheFileIsUntouched() async throws {
+        let directory = TemporaryDirectory()
+        let url = try await storeWithBook(directory)
+        try execute("UPDATE _strata_metadata SET value = 'a b/c?d' WHERE key = 'storeIdentifier'", at: url)
+        let before = try Data(contentsOf: url)
+        let container = try PersistentContainer(name: "Edge", schema: librarySchema)
+        container.storeDescriptions = [StoreDescription(url: url)]
+        let error = await #expect(throws: StrataError.self) { try await container.loadPersistentStores() }
+        #expect(error?.code == .corruptStore)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     /// SQLite stores at most 1,000,000,000 bytes a value and PostgreSQL
     /// 1 GB; a larger one fails the save, where it had been stored as NULL.
     @Test(arguments: testedStoreKinds.filter { $0 != .memory })

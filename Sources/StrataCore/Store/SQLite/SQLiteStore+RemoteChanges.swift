@@ -6,6 +6,8 @@ struct RemoteChangeState: Sendable {
     var monitor: DataVersionMonitor?
     var lastToken: HistoryToken?
     var ownCommitsAtLastPoll: Int = 0
+    /// Bumped by each start and stop, so a catch-up of an earlier watch stops.
+    var generation = 0
 }
 
 extension SQLiteStore {
@@ -16,9 +18,13 @@ extension SQLiteStore {
         // An empty history starts before its first transaction, so that a
         // prune this store has not caught up with is noticed.
         let startToken = options.historyTracking ? ((try? currentHistoryToken()) ?? nil) ?? .start(of: identifier) : nil
+        let generation = remoteState.withLock { state in
+            state.generation += 1
+            return state.generation
+        }
         do {
             let monitor = try DataVersionMonitor(path: url.path) { [weak self] in
-                self?.noticeFileChange(handler)
+                self?.noticeFileChange(handler, generation: generation)
             }
             remoteState.withLock { state in
                 state.monitor = monitor
@@ -35,14 +41,17 @@ extension SQLiteStore {
 
     package func stopWatchingRemoteChanges() {
         let monitor = remoteState.withLock { state in
-            defer { state.monitor = nil }
+            defer {
+                state.monitor = nil
+                state.generation += 1
+            }
             return state.monitor
         }
         monitor?.stop()
     }
 
     /// Works out whether a change of the file came from another writer.
-    private func noticeFileChange(_ handler: @Sendable (RemoteChange) -> Void) {
+    private func noticeFileChange(_ handler: @Sendable (RemoteChange) -> Void, generation: Int) {
         let ownCommits = ownCommitCount.load(ordering: .relaxed)
         guard options.historyTracking else {
             // Without history only commits made while this store made none can be
@@ -58,7 +67,13 @@ extension SQLiteStore {
         do {
             try RemoteChange.catchUp(
                 from: self, after: since, skippingOrigin: originIdentifier,
-                advance: { token in remoteState.withLock { $0.lastToken = token } }, report: handler)
+                advance: { token in
+                    remoteState.withLock { state in
+                        guard state.generation == generation else { return false }
+                        state.lastToken = token
+                        return true
+                    }
+                }, report: handler)
         } catch where error.code == .historyTokenExpired {
             let (position, event) = RemoteChange.missedHistory(of: self, since: remoteState.withLock { $0.lastToken })
             remoteState.withLock { $0.lastToken = position }

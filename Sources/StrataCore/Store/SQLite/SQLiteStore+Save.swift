@@ -362,20 +362,11 @@ extension SQLiteStore {
         let current = try select.step() ? select.int64(at: 0) : 0
         select.reset()
         let (last, overflow) = current.addingReportingOverflow(count)
-        guard !overflow, current >= 0 else { throw Self.keysExhausted(entity: name, after: current) }
+        guard !overflow, current >= 0 else { throw StrataError.keysExhausted(entity: name, at: current) }
         upsert.reset()
         try upsert.bind([.text(name), .integer(last)])
         try upsert.execute()
         return current + 1
-    }
-
-    /// The error for a key sequence another program or an import left with
-    /// no room: no key above `current` fits in 64 bits.
-    static func keysExhausted(entity: String, after current: Int64) -> StrataError {
-        StrataError(
-            .corruptStore,
-            "The store's key sequence for \(entity) stands at \(current), which leaves no room for new keys; nothing was saved",
-            entityName: entity)
     }
 
     /// The version an update leaves a row at; a row already at the highest

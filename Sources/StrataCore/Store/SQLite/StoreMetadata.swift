@@ -31,10 +31,16 @@ package struct StoreMetadata: Sendable {
 
     /// The metadata from its key-value rows.
     init(_ values: [String: String]) throws(StrataError) {
-        guard let identifier = values["storeIdentifier"], let format = values["formatVersion"].flatMap(Int.init),
-              let fingerprint = values["fingerprint"], let json = values["schema"],
-              let schema = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
+        guard let identifier = values["storeIdentifier"], ObjectID.isUsableStoreIdentifier(identifier),
+              let format = values["formatVersion"].flatMap(Int.init),
+              let fingerprint = values["fingerprint"], let json = values["schema"] else {
             throw StrataError(.corruptStore, "The store's metadata is incomplete")
+        }
+        let schema: SchemaSummary
+        do {
+            schema = try JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8))
+        } catch {
+            throw StrataError(.corruptStore, "The schema the store records cannot be read: \(error)")
         }
         self.init(storeIdentifier: identifier, formatVersion: format, fingerprint: fingerprint, schema: schema,
                   version: values["versionIdentifier"].flatMap(Schema.Version.init))
