@@ -74,6 +74,29 @@ final class PostgresTestStack: Sendable {
         try? container.persistentStoreCoordinator.close()
         try? PostgresTestServer.drop(server)
     }
+
+    /// The container's store.
+    func store() throws -> PostgresStore {
+        try #require(try container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+    }
+
+    /// Runs SQL on the server as another client would; `sql` gets the store's layout.
+    func executeAsAnotherClient(_ sql: (PostgresLayout) -> String, _ values: [StoredValue] = []) throws {
+        let layout = try store().layout
+        let pool = try PostgresConnectionPool(description: server)
+        defer { pool.close() }
+        _ = try pool.withSession { session throws(StrataError) in try session.execute(sql(layout), values) }
+    }
+
+    /// A stack holding one saved story.
+    static func withOneStory(history: Bool = true) async throws -> PostgresTestStack {
+        let stack = try await PostgresTestStack(history: history)
+        try stack.container.perform { context in
+            context.insert(PgStory(title: "First", year: 1))
+            try context.save()
+        }
+        return stack
+    }
 }
 
 /// The context features on the PostgreSQL store, each checked against what
@@ -344,17 +367,8 @@ struct PostgresServersTests {
 
     @Test
     func aKeySequenceWithOneKeyLeftGivesItThenRefusesWithATypedError() async throws {
-        let stack = try await PostgresTestStack()
-        try stack.container.perform { context in
-            context.insert(PgStory(title: "First", year: 1))
-            try context.save()
-        }
-        let pool = try PostgresConnectionPool(description: stack.server)
-        defer { pool.close() }
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
-        _ = try pool.withSession { session throws(StrataError) in
-            try session.execute("UPDATE \(store.layout.sequenceTable) SET max_pk = 9223372036854775806")
-        }
+        let stack = try await PostgresTestStack.withOneStory()
+        try stack.executeAsAnotherClient { "UPDATE \($0.sequenceTable) SET max_pk = 9223372036854775806" }
         let context = stack.container.newContext()
         let last = PgStory(title: "Last", year: 2)
         context.insert(last)
@@ -370,18 +384,9 @@ struct PostgresServersTests {
 
     @Test(arguments: [false, true])
     func aRowAtTheHighestVersionRefusesItsUpdateAndKeepsTheChange(history: Bool) async throws {
-        let stack = try await PostgresTestStack(history: history)
-        try stack.container.perform { context in
-            context.insert(PgStory(title: "First", year: 1))
-            try context.save()
-        }
-        let pool = try PostgresConnectionPool(description: stack.server)
-        defer { pool.close() }
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
-        let table = store.layout.entities[try #require(stack.container.schema.entity(named: "PgStory")).index].table
-        _ = try pool.withSession { session throws(StrataError) in
-            try session.execute("UPDATE \(table) SET _version = 9223372036854775807")
-        }
+        let stack = try await PostgresTestStack.withOneStory(history: history)
+        let index = try #require(stack.container.schema.entity(named: "PgStory")).index
+        try stack.executeAsAnotherClient { "UPDATE \($0.entities[index].table) SET _version = 9223372036854775807" }
         // Without history a one-row save is one statement; with it, the full path.
         let context = stack.container.newContext()
         let story = try #require(try context.fetch(FetchRequest<PgStory>()).first)
@@ -395,12 +400,7 @@ struct PostgresServersTests {
     @Test
     func aStoreIdentifierThatCannotNameObjectsIsACorruptStore() async throws {
         let stack = try await PostgresTestStack()
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
-        let pool = try PostgresConnectionPool(description: stack.server)
-        defer { pool.close() }
-        _ = try pool.withSession { session throws(StrataError) in
-            try session.execute("UPDATE \(store.layout.metadataTable) SET value = 'a b/c?d' WHERE key = 'storeIdentifier'")
-        }
+        try stack.executeAsAnotherClient { "UPDATE \($0.metadataTable) SET value = 'a b/c?d' WHERE key = 'storeIdentifier'" }
         let error = await #expect(throws: StrataError.self) {
             let other = try await PostgresTestStack.container(stack.server, name: "Other")
             try? other.persistentStoreCoordinator.close()
@@ -413,15 +413,11 @@ struct PostgresServersTests {
         let first = try await PostgresTestStack(remote: true)
         let second = try await PostgresTestStack.container(first.server, remote: true, name: "Second")
         defer { try? second.persistentStoreCoordinator.close() }
-        let store = try #require(try second.persistentStoreCoordinator.loadedStore() as? PostgresStore)
         let origin = try #require(second.historyOrigin)
-        let pool = try PostgresConnectionPool(description: first.server)
-        defer { pool.close() }
         // Any client on the channel can send this; it names the listener's own origin.
-        _ = try pool.withSession { session throws(StrataError) in
-            try session.execute(
-                "SELECT pg_notify($1, $2)", [.text(store.layout.channel), .text("-9223372036854775808 \(origin.uuidString)")])
-        }
+        try first.executeAsAnotherClient({ _ in "SELECT pg_notify($1, $2)" }, [
+            .text(try first.store().layout.channel), .text("-9223372036854775808 \(origin.uuidString)"),
+        ])
         let view = second.viewContext
         try first.container.perform { context in
             context.insert(PgStory(title: "After", year: 1))

@@ -37,12 +37,17 @@ struct EdgeOfRangeStoreTests {
         try queue.close()
     }
 
+    /// A store with one book that another client then changed with `sql`, opened.
+    private func openAfter(_ sql: String, in directory: TemporaryDirectory) async throws -> PersistentContainer {
+        let url = try await storeWithBook(directory)
+        try execute(sql, at: url)
+        return try await open(url)
+    }
+
     @Test
     func aRowAtTheHighestVersionRefusesItsUpdateAndKeepsTheChange() async throws {
         let directory = TemporaryDirectory()
-        let url = try await storeWithBook(directory)
-        try execute("UPDATE Book SET _version = 9223372036854775807", at: url)
-        let container = try await open(url)
+        let container = try await openAfter("UPDATE Book SET _version = 9223372036854775807", in: directory)
         let context = container.newContext()
         let book = try #require(try context.fetch(FetchRequest<Book>()).first)
         book.title = "Dune Messiah"
@@ -58,9 +63,7 @@ struct EdgeOfRangeStoreTests {
     @Test
     func aKeySequenceWithNoRoomLeftRefusesInsertsAndKeepsThem() async throws {
         let directory = TemporaryDirectory()
-        let url = try await storeWithBook(directory)
-        try execute("UPDATE _strata_sequence SET max_pk = 9223372036854775806 WHERE entity = 'Book'", at: url)
-        let container = try await open(url)
+        let container = try await openAfter("UPDATE _strata_sequence SET max_pk = 9223372036854775806 WHERE entity = 'Book'", in: directory)
         let context = container.newContext()
         // One key is left: the first insert takes it.
         let last = Book(title: "Children of Dune", year: 1976)
@@ -87,9 +90,7 @@ struct EdgeOfRangeStoreTests {
     @Test
     func metadataRowsThatAreNotTextAreSkipped() async throws {
         let directory = TemporaryDirectory()
-        let url = try await storeWithBook(directory)
-        try execute("INSERT INTO _strata_metadata (key, value) VALUES ('note', x'FF'), (x'FE', 'value')", at: url)
-        let container = try await open(url)
+        let container = try await openAfter("INSERT INTO _strata_metadata (key, value) VALUES ('note', x'FF'), (x'FE', 'value')", in: directory)
         #expect(try container.newContext().fetch(FetchRequest<Book>()).map(\.title) == ["Dune"])
     }
 
