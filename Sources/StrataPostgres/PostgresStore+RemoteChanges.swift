@@ -6,7 +6,7 @@ import StrataCore
 
 /// The listening side of a PostgreSQL store: one connection of its own that
 /// `LISTEN`s on the store's channel, and the last history token reported.
-struct PostgresRemoteState: Sendable {
+struct PostgresRemoteState: RemoteWatchPosition, Sendable {
     var handler: (@Sendable (RemoteChange) -> Void)?
     var listener: PostgresConnection?
     var lastToken: HistoryToken?
@@ -170,13 +170,7 @@ extension PostgresStore {
         do {
             try RemoteChange.catchUp(
                 from: self, after: since, skippingOrigin: originIdentifier,
-                advance: { token in
-                    remote.withLock { state in
-                        guard state.generation == generation else { return false }
-                        state.lastToken = token
-                        return true
-                    }
-                }, report: handler)
+                advance: { token in remote.withLock { $0.advance(to: token, readIn: generation) } }, report: handler)
         } catch where error.code == .historyTokenExpired {
             let (position, event) = RemoteChange.missedHistory(of: self, since: remote.withLock { $0.lastToken })
             remote.withLock { $0.lastToken = position }

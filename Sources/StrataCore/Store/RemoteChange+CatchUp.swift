@@ -35,3 +35,21 @@ extension RemoteChange {
         }
     }
 }
+
+/// Where a store's watch for other writers' commits has read to, and which
+/// start of watching it belongs to.
+package protocol RemoteWatchPosition {
+    /// Bumped by each start and stop of watching.
+    var generation: Int { get }
+    var lastToken: HistoryToken? { get set }
+}
+
+extension RemoteWatchPosition {
+    /// Moves to `token` when watching is still the start that read it; false
+    /// when it stopped or started again since (the catch-up then ends).
+    package mutating func advance(to token: HistoryToken, readIn generation: Int) -> Bool {
+        guard self.generation == generation else { return false }
+        lastToken = token
+        return true
+    }
+}

@@ -44,6 +44,16 @@ struct EdgeOfRangeStoreTests {
         return try await open(url)
     }
 
+    /// Opening the file fails with `.corruptStore` and leaves it byte for byte.
+    private func expectRefusedAsCorruptAndUntouched(_ url: URL) async throws {
+        let before = try Data(contentsOf: url)
+        let container = try PersistentContainer(name: "Edge", schema: librarySchema)
+        container.storeDescriptions = [StoreDescription(url: url)]
+        let error = await #expect(throws: StrataError.self) { try await container.loadPersistentStores() }
+        #expect(error?.code == .corruptStore)
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test
     func aRowAtTheHighestVersionRefusesItsUpdateAndKeepsTheChange() async throws {
         let directory = TemporaryDirectory()
@@ -118,12 +128,7 @@ struct EdgeOfRangeStoreTests {
         try queue.close()
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(SchemaSummary.self, from: Data(damaged.utf8)) }
 
-        let before = try Data(contentsOf: url)
-        let container = try PersistentContainer(name: "Edge", schema: librarySchema)
-        container.storeDescriptions = [StoreDescription(url: url)]
-        let error = await #expect(throws: StrataError.self) { try await container.loadPersistentStores() }
-        #expect(error?.code == .corruptStore)
-        #expect(try Data(contentsOf: url) == before)
+        try await expectRefusedAsCorruptAndUntouched(url)
     }
 
     @Test
@@ -131,12 +136,7 @@ struct EdgeOfRangeStoreTests {
         let directory = TemporaryDirectory()
         let url = try await storeWithBook(directory)
         try execute("UPDATE _strata_metadata SET value = 'a b/c?d' WHERE key = 'storeIdentifier'", at: url)
-        let before = try Data(contentsOf: url)
-        let container = try PersistentContainer(name: "Edge", schema: librarySchema)
-        container.storeDescriptions = [StoreDescription(url: url)]
-        let error = await #expect(throws: StrataError.self) { try await container.loadPersistentStores() }
-        #expect(error?.code == .corruptStore)
-        #expect(try Data(contentsOf: url) == before)
+        try await expectRefusedAsCorruptAndUntouched(url)
     }
 
     /// SQLite stores at most 1,000,000,000 bytes a value and PostgreSQL

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// What a store's remote-change watch remembers between polls.
-struct RemoteChangeState: Sendable {
+struct RemoteChangeState: RemoteWatchPosition, Sendable {
     var monitor: DataVersionMonitor?
     var lastToken: HistoryToken?
     var ownCommitsAtLastPoll: Int = 0
@@ -67,13 +67,7 @@ extension SQLiteStore {
         do {
             try RemoteChange.catchUp(
                 from: self, after: since, skippingOrigin: originIdentifier,
-                advance: { token in
-                    remoteState.withLock { state in
-                        guard state.generation == generation else { return false }
-                        state.lastToken = token
-                        return true
-                    }
-                }, report: handler)
+                advance: { token in remoteState.withLock { $0.advance(to: token, readIn: generation) } }, report: handler)
         } catch where error.code == .historyTokenExpired {
             let (position, event) = RemoteChange.missedHistory(of: self, since: remoteState.withLock { $0.lastToken })
             remoteState.withLock { $0.lastToken = position }
