@@ -71,6 +71,23 @@ struct EdgeOfRangeStoreTests {
     }
 
     @Test
+    func aBatchUpdateOfARowAtTheHighestVersionIsRefusedWhole() async throws {
+        let directory = TemporaryDirectory()
+        let container = try await openAfter("UPDATE Book SET _version = 9223372036854775807", in: directory)
+        try container.perform { context in
+            context.insert(Book(title: "Emma", year: 1815))
+            try context.save()
+        }
+        var request = BatchUpdateRequest<Book>(predicate: #Predicate { $0.year > 0 }, resultType: .objectIDs)
+        request.propertiesToUpdate["title"] = "Renamed"
+        let error = #expect(throws: StrataError.self) { try container.execute(request) }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.message.contains("Book") == true, "\(error?.message ?? "")")
+        let titles = try container.newContext().fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title)
+        #expect(titles == ["Emma", "Dune"], "neither row changed")
+    }
+
+    @Test
     func aKeySequenceWithNoRoomLeftRefusesInsertsAndKeepsThem() async throws {
         let directory = TemporaryDirectory()
         let container = try await openAfter("UPDATE _strata_sequence SET max_pk = 9223372036854775806 WHERE entity = 'Book'", in: directory)

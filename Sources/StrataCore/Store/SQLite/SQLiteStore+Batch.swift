@@ -101,7 +101,7 @@ extension SQLiteStore {
                 let keys = try integers(select, arguments, in: db)
                 try capturePreviousValues(entityIndex: entityIndex, primaryKeys: keys, into: &previous, in: db)
             }
-            let assignments = ["\(version) = \(version) + 1"]
+            let assignments = ["\(version) = \(StoreLayout.nextVersionSQL)"]
                 + ordinals.map { "\(table.columns[entity.columnIndexByOrdinal[$0]]) = ?" }
             var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
             if let whereSQL { sql += " WHERE \(whereSQL)" }

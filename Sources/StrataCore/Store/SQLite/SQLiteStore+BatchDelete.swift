@@ -159,7 +159,7 @@ extension SQLiteStore {
         for edge in edges {
             let table = layout.entities[edge.childIndex].table
             let version = StoreLayout.versionColumn
-            let sql = "UPDATE \(table) SET \(edge.column) = NULL, \(version) = \(version) + 1 "
+            let sql = "UPDATE \(table) SET \(edge.column) = NULL, \(version) = \(StoreLayout.nextVersionSQL) "
                 + "WHERE pk IN (\(survivorsSQL(edge, columns: "t.pk"))) RETURNING pk, \(version)"
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
             statement.reset()

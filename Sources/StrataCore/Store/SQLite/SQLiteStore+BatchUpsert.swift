@@ -110,7 +110,7 @@ extension SQLiteStore {
             sql += " ON CONFLICT DO NOTHING"
         } else {
             let assignments = written.map { "\(table.columns[$0]) = excluded.\(table.columns[$0])" }
-                + ["\(version) = \(version) + 1"]
+                + ["\(version) = \(StoreLayout.nextVersionSQL)"]
             for key in keys {
                 sql += " ON CONFLICT(\(key.map { table.columns[$0] }.joined(separator: ", "))) DO UPDATE SET "
                     + assignments.joined(separator: ", ")

@@ -163,7 +163,14 @@ package final class SQLiteStore: PersistentStore {
                 return StrataError(.uniquenessConflict, "A uniqueness constraint was violated: \(constraintName(error))",
                                    underlyingError: error)
             case .SQLITE_CONSTRAINT_NOTNULL:
-                return StrataError(.validation, "A required value is missing: \(constraintName(error))", underlyingError: error)
+                let column = constraintName(error)
+                if column.hasSuffix(".\(StoreLayout.versionColumn)") {
+                    // `StoreLayout.nextVersionSQL` of a row at the highest version.
+                    return StrataError(
+                        .corruptStore, "A stored row of \(column.dropLast(StoreLayout.versionColumn.count + 1)) is at the highest "
+                            + "version a row can have; nothing was saved", underlyingError: error)
+                }
+                return StrataError(.validation, "A required value is missing: \(column)", underlyingError: error)
             case .SQLITE_CONSTRAINT_FOREIGNKEY:
                 return StrataError(.validation, "A relationship points to an object that does not exist or may not be deleted",
                                    underlyingError: error)

@@ -12,6 +12,11 @@ package struct StoreLayout: Sendable {
         "CREATE TABLE IF NOT EXISTS \(appMetadataTable) (key TEXT PRIMARY KEY NOT NULL, value)"
     package static let versionColumn = "_version"
 
+    /// A row's next version, computed by SQLite: NULL (which the column
+    /// refuses) for a row already at the highest, where `_version + 1` would
+    /// quietly become a floating-point number.
+    package static let nextVersionSQL = "CASE WHEN \(versionColumn) < 9223372036854775807 THEN \(versionColumn) + 1 END"
+
     package struct Entity: Sendable {
         package let table: String
         /// Quoted column names in column order.
@@ -71,7 +76,7 @@ package struct StoreLayout: Sendable {
     package func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool = false) -> String {
         let entity = entities[entityIndex]
         let version = Self.versionColumn
-        let assignments = [checkingVersion ? "\(version) = ?" : "\(version) = \(version) + 1"]
+        let assignments = [checkingVersion ? "\(version) = ?" : "\(version) = \(Self.nextVersionSQL)"]
             + columns.map { "\(entity.columns[$0]) = ?" }
         let set = "UPDATE \(entity.table) SET \(assignments.joined(separator: ", "))"
         return checkingVersion
