@@ -144,23 +144,12 @@ extension PostgresStore {
             guard reached.insert(holder.primaryKey).inserted else { return false }
             for column in written(row) where keyColumns.contains(column) {
                 let ordinal = entity.columnOrdinals[column]
-                guard holder.values.indices.contains(ordinal), identical(rows[row][column], holder.values[ordinal]) else { return false }
+                guard holder.values.indices.contains(ordinal),
+                      StoredValueOrder.compare(rows[row][column], holder.values[ordinal], collation: .binary) == .orderedSame
+                else { return false }
             }
         }
         return true
-    }
-
-    /// Equal as PostgreSQL compares stored values: text byte for byte (its
-    /// columns collate as "C"), numbers by their bits.
-    private static func identical(_ a: StoredValue, _ b: StoredValue) -> Bool {
-        switch (a, b) {
-        case (.null, .null): true
-        case (.integer(let x), .integer(let y)): x == y
-        case (.real(let x), .real(let y)): x.bitPattern == y.bitPattern
-        case (.text(let x), .text(let y)): x.utf8.elementsEqual(y.utf8)
-        case (.blob(let x), .blob(let y)): x == y
-        default: false
-        }
     }
 
     /// Writes `columns` of each holder (key, values) with one statement per

@@ -108,7 +108,7 @@ extension PostgresStore {
     func deleteHistory(before token: HistoryToken) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         try check(token)
-        return try pruneHistory { _ throws(StrataError) in max(token.transactionNumber, 1) - 1 }
+        return try pruneHistory { _ throws(StrataError) in token.numberBefore }
     }
 
     func deleteHistory(before date: Date) throws(StrataError) -> Int {

@@ -92,11 +92,17 @@ final class PostgresRawLibrary: BenchLibrary {
             database: description.database, tls: .disable)
     }
 
-    static func create(at path: String, rows: [ItemRow]) async throws {
+    /// Connects and makes the path's schema anew, empty; returns both.
+    static func connectToFreshSchema(_ path: String) async throws -> (PostgresConnection, schema: String) {
         let connection = try await connect(path)
         let schema = "\"\(BenchPostgres.schemaName(for: path))\""
         try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE", logger: logger)
         try await connection.query("CREATE SCHEMA \(unescaped: schema)", logger: logger)
+        return (connection, schema)
+    }
+
+    static func create(at path: String, rows: [ItemRow]) async throws {
+        let (connection, schema) = try await connectToFreshSchema(path)
         try await connection.query("""
             CREATE TABLE \(unescaped: schema).item (id BIGINT PRIMARY KEY, i0 BIGINT NOT NULL, i1 BIGINT NOT NULL,
             i2 BIGINT NOT NULL, i3 BIGINT NOT NULL, i4 BIGINT NOT NULL, i5 BIGINT NOT NULL, i6 BIGINT NOT NULL,

@@ -36,5 +36,10 @@ public struct HistoryToken: Sendable, Hashable, Codable, Comparable, CustomStrin
         HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: 0)
     }
 
+    /// The number of the transaction before this one, 0 for none: where
+    /// deleting history before this token stops. A token decoded with a
+    /// number below 1 stands before all history.
+    package var numberBefore: Int64 { max(transactionNumber, 1) - 1 }
+
     public var description: String { "HistoryToken(\(transactionNumber) in \(storeIdentifier))" }
 }

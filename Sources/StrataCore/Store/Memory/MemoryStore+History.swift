@@ -94,7 +94,7 @@ extension MemoryStore {
     package func deleteHistory(before token: HistoryToken) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         try check(token)
-        return try prune(through: max(token.transactionNumber, 1) - 1)
+        return try prune(through: token.numberBefore)
     }
 
     package func deleteHistory(before date: Date) throws(StrataError) -> Int {

@@ -46,7 +46,7 @@ extension SQLiteStore {
     package func deleteHistory(before token: HistoryToken) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         try check(token)
-        return try pruneHistory { _ in max(token.transactionNumber, 1) - 1 }
+        return try pruneHistory { _ in token.numberBefore }
     }
 
     /// Deletes the transactions saved before `date`, and any older-numbered ones
