@@ -25,7 +25,9 @@ final class IdentityMap: Sequence {
     @exclusivity(unchecked) private var pages: [Int64: Page] = [:]
     /// The page used last and its number (`key >> pageShift`); `noPage` for none.
     @exclusivity(unchecked) private var cachedNumber: Int64 = IdentityMap.noPage
-    @exclusivity(unchecked) private var cachedPage: Page?
+    /// Held without a retain: `pages` keeps it alive, and the cache is
+    /// cleared whenever its page leaves `pages`.
+    @exclusivity(unchecked) private var cachedPage: Unmanaged<Page>?
     /// The number of registered objects.
     @exclusivity(unchecked) private(set) var count = 0
 
@@ -34,24 +36,30 @@ final class IdentityMap: Sequence {
     subscript(key: Int64) -> (any PersistentModel)? {
         get {
             guard let page = page(containing: key) else { return nil }
-            return page.object(at: Self.slot(of: key))
+            return page._withUnsafeGuaranteedRef { $0.object(at: Self.slot(of: key)) }
         }
         set {
             if let newValue {
-                let page = page(containing: key) ?? addPage(containing: key)
-                if page.store(newValue, at: Self.slot(of: key)) { count += 1 }
+                insertNew(newValue, forKey: key)
             } else {
                 removeValue(forKey: key)
             }
         }
     }
 
+    /// Registers `object` for `key` (replacing any object there).
+    func insertNew(_ object: any PersistentModel, forKey key: Int64) {
+        let page = page(containing: key) ?? addPage(containing: key)
+        if page._withUnsafeGuaranteedRef({ $0.store(object, at: Self.slot(of: key)) }) { count += 1 }
+    }
+
     /// Removes the object for `key` and returns it, moved out without a retain.
     @discardableResult
     func removeValue(forKey key: Int64) -> (any PersistentModel)? {
-        guard let page = page(containing: key), let object = page.take(at: Self.slot(of: key)) else { return nil }
+        guard let page = page(containing: key),
+              let object = page._withUnsafeGuaranteedRef({ $0.take(at: Self.slot(of: key)) }) else { return nil }
         count -= 1
-        if page.memberCount == 0 { removePage(numbered: key >> Self.pageShift) }
+        if page._withUnsafeGuaranteedRef({ $0.memberCount }) == 0 { removePage(numbered: key >> Self.pageShift) }
         return object
     }
 
@@ -102,22 +110,22 @@ final class IdentityMap: Sequence {
         Int(key & Int64(pageSize - 1))
     }
 
-    private func page(containing key: Int64) -> Page? {
+    private func page(containing key: Int64) -> Unmanaged<Page>? {
         let number = key >> Self.pageShift
         if number == cachedNumber { return cachedPage }
         guard let page = pages[number] else { return nil }
         cachedNumber = number
-        cachedPage = page
-        return page
+        cachedPage = Unmanaged.passUnretained(page)
+        return cachedPage
     }
 
-    private func addPage(containing key: Int64) -> Page {
+    private func addPage(containing key: Int64) -> Unmanaged<Page> {
         let number = key >> Self.pageShift
         let page = Page.make()
         pages[number] = page
         cachedNumber = number
-        cachedPage = page
-        return page
+        cachedPage = Unmanaged.passUnretained(page)
+        return cachedPage!
     }
 
     private func removePage(numbered number: Int64) {

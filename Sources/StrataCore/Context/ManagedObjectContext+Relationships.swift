@@ -14,27 +14,6 @@ extension ManagedObjectContext {
         return withPendingChanges(members, of: owner, ordinal: ordinal)
     }
 
-    /// The registered object for a member row, loaded from the row when it is
-    /// new to the context or a fault (those are added to `loaded`, for their
-    /// hooks). A member whose row cannot be read stays a fault: it is still a
-    /// member, and its own accessors deal with the value.
-    func member(
-        for row: any StoreRow, entity: EntityDescription, storeIdentifier: String, loaded: inout [any PersistentModel]
-    ) -> any PersistentModel {
-        if let existing = registry[entity.index][row.primaryKey] {
-            if existing.persistentBacking.isFault, (try? load(row, into: existing.persistentBacking)) != nil {
-                loaded.append(existing)
-            }
-            return existing
-        }
-        guard let object = try? makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row) else {
-            return registerFault(entity: entity, primaryKey: row.primaryKey)
-        }
-        registry[entity.index][row.primaryKey] = object
-        loaded.append(object)
-        return object
-    }
-
     /// Stored members of a to-many adjusted by this context's unsaved changes:
     /// members that left go, new ones follow.
     func withPendingChanges(

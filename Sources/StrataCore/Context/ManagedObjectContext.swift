@@ -359,9 +359,8 @@ public final class ManagedObjectContext {
     func makeObject(entity: EntityDescription, storeIdentifier: String, row: any StoreRow) throws(StrataError)
         -> any PersistentModel {
         let backing = ModelBacking.stored(
-            entity: entity,
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: row.primaryKey),
-            token: contextToken, isFault: false, version: row.version
+            entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier, token: contextToken,
+            version: row.version
         ) { values, count in
             // The row and the entity come from the same schema.
             precondition(count == row.propertyCount, "Strata: a stored row does not fit its object")

@@ -119,29 +119,14 @@ extension PersistentStoreCoordinator: ParentStore {
         guard let entity = owners.first?.persistentBacking.entity else { return owners.map { _ in [] } }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         let store = try loadedStore()
-        let storeIdentifier = store.identifier
-        var membersByOwner: [Int64: [any PersistentModel]] = [:]
-        membersByOwner.reserveCapacity(owners.count)
-        // Rows come grouped by owner: each owner's list is built whole, then filed.
-        var currentOwner: Int64?
-        var current: [any PersistentModel] = []
+        let keys = owners.map(\.persistentBacking.primaryKey)
+        var rows = MemberRows(context: context, entity: destination, storeIdentifier: store.identifier, owners: owners.count)
         // Hooks run once the read is over, as after a fetch.
-        var loaded: [any PersistentModel] = []
-        defer { for object in loaded { object.awakeFromFetch() } }
-        try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: owners.compactMap(\.persistentBacking.primaryKey)) {
-            owner, row in
-            if owner != currentOwner {
-                if let currentOwner { membersByOwner[currentOwner] = current }
-                currentOwner = owner
-                // Owners often have alike counts: the last one's spares most regrowth.
-                let lastCount = current.count
-                current = []
-                current.reserveCapacity(lastCount)
-            }
-            current.append(context.member(for: row, entity: destination, storeIdentifier: storeIdentifier, loaded: &loaded))
+        defer { rows.awakeLoaded() }
+        try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: keys.compactMap { $0 }) { owner, row in
+            rows.add(row, owner: owner)
         }
-        if let currentOwner { membersByOwner[currentOwner] = current }
-        return owners.map { owner in owner.persistentBacking.primaryKey.flatMap { membersByOwner[$0] } ?? [] }
+        return rows.members(of: keys)
     }
 
     package func save(changesOf context: ManagedObjectContext) throws {

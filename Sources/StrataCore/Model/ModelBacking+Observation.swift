@@ -10,19 +10,19 @@ import Observation
 extension ModelBacking {
     /// Registers a read of the property at `ordinal` with Observation.
     @usableFromInline package func observeRead<Model: PersistentModel>(of object: Model, at ordinal: Int) {
-        let registrar: ObservationRegistrar
+        let box: ObservationBox
         if let existing = observation {
-            registrar = existing
+            box = existing
         } else {
-            registrar = ObservationRegistrar()
-            observation = registrar
+            box = ObservationBox()
+            observation = box
         }
-        registrar.access(object, anyKeyPath: keyPath(at: ordinal))
+        box.registrar.access(object, anyKeyPath: keyPath(at: ordinal))
     }
 
     /// Tells Observation that properties of `object` changed.
     package func notifyObservers(of object: any PersistentModel, ordinals: some Sequence<Int>) {
-        guard let registrar = observation else { return }
+        guard let registrar = observation?.registrar else { return }
         func notify<Model: PersistentModel>(_ subject: Model) {
             for ordinal in ordinals {
                 let keyPath = keyPath(at: ordinal)
@@ -48,6 +48,15 @@ extension ModelBacking {
     private func keyPath(at ordinal: Int) -> AnyKeyPath {
         modelType.schemaProperties[ordinal].keyPath
     }
+}
+
+/// An object's `ObservationRegistrar`, made on its first observed read.
+///
+/// Boxed so that a backing's field is a plain optional reference: the
+/// registrar's own layout is resilient, so an optional of it in every
+/// backing was set up and destroyed through value witnesses, observed or not.
+package final class ObservationBox {
+    let registrar = ObservationRegistrar()
 }
 
 extension ObservationRegistrar {

@@ -48,17 +48,20 @@ package protocol ObjectGraphCoordinator: AnyObject {
 /// retain, no weak side-table entry per object); the context clears it in
 /// `deinit`, so objects that outlive their context see no coordinator.
 package final class ContextToken {
-    private unowned(unsafe) var target: (any ObjectGraphCoordinator)?
+    // Read for every object a context makes and every property it sets; only
+    // the context's isolation domain touches them, never two accesses at once,
+    // so they are not checked for exclusivity at run time.
+    @exclusivity(unchecked) private unowned(unsafe) var target: (any ObjectGraphCoordinator)?
     /// Whether reads of the context's objects register with Observation
     /// (copied to each object as it joins the context).
-    package var observesReads = false
+    @exclusivity(unchecked) package var observesReads = false
     /// Whether the context lists property changes for its next change event.
-    package var recordsChanges = false
+    @exclusivity(unchecked) package var recordsChanges = false
     /// Whether the context records changes for undo.
-    package var recordsUndo = false
+    @exclusivity(unchecked) package var recordsUndo = false
     /// Whether one of the context's objects was ever invalidated (deleted and
     /// saved, or reset): until then, loaded to-many members need no check.
-    package var hasInvalidatedObjects = false
+    @exclusivity(unchecked) package var hasInvalidatedObjects = false
 
     package init() {}
 
@@ -114,7 +117,7 @@ package enum RelationSlot {
     var changedPosition: Int32 = -1
     var deletedPosition: Int32 = -1
     /// Made on the first read that Observation may track (see ``ContextToken/observesReads``).
-    var observation: ObservationRegistrar?
+    var observation: ObservationBox?
 }
 
 /// The storage behind a model object's persistent properties.
@@ -244,7 +247,7 @@ public struct ModelBacking {
     }
     package var valueCount: Int { fields.pointee.valueCount }
 
-    package var observation: ObservationRegistrar? {
+    package var observation: ObservationBox? {
         get { fields.pointee.observation }
         nonmutating set { fields.pointee.observation = newValue }
     }
@@ -268,7 +271,10 @@ public struct ModelBacking {
         let buffer = BackingStorage.create(minimumCapacity: valueCount) { _ in fields() }
         // `create` makes an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: BackingStorage.self)
-        storage.withUnsafeMutablePointerToElements { initializeValues($0, valueCount) }
+        // The pointer is taken first: `storage` stays alive to the return, and
+        // a closure around the initialiser's calls retained it for them.
+        let elements = storage.withUnsafeMutablePointerToElements { $0 }
+        initializeValues(elements, valueCount)
         return ModelBacking(storage: storage)
     }
 
@@ -323,6 +329,27 @@ public struct ModelBacking {
                 BackingFields(
                     modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token,
                     state: .registered, isFault: isFault, observesReads: token.observesReads, valueCount: count, version: version)
+            },
+            initializeValues: initializeValues)
+    }
+
+    /// ``stored(entity:objectID:token:isFault:version:initializeValues:)`` for
+    /// a row of the store named `storeIdentifier`: the ID is made in place,
+    /// so its text is retained once, for the object.
+    @inline(__always)
+    package static func stored(
+        entity: EntityDescription, primaryKey: Int64, storeIdentifier: String, token: ContextToken, version: Int64,
+        initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
+    ) -> ModelBacking {
+        let count = entity.properties.count
+        return make(
+            valueCount: count,
+            fields: {
+                BackingFields(
+                    modelType: entity.modelType, entity: entity,
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+                    contextToken: token, state: .registered, isFault: false, observesReads: token.observesReads,
+                    valueCount: count, version: version)
             },
             initializeValues: initializeValues)
     }
