@@ -159,7 +159,8 @@ extension PostgresStore {
     }
 
     func fetchMembers(
-        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+        entityIndex: Int, ordinal: Int, owners: [Int64], everyOwner: Bool,
+        _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws(StrataError) {
         guard !owners.isEmpty,
               let (sql, destinationIndex) = membersSQL(entityIndex: entityIndex, ordinal: ordinal, many: true) else { return }
@@ -168,7 +169,7 @@ extension PostgresStore {
             var cells = row.makeIterator()
             for _ in 0..<ownerColumn { _ = cells.next() }
             guard let cell = cells.next(), let owner = try PostgresSession.integer(cell) else { return }
-            try body(owner, cursor)
+            try body(owner, .next, cursor)
         }
     }
 

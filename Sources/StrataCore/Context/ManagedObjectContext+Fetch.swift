@@ -145,7 +145,7 @@ extension ManagedObjectContext {
         // other object gets `awakeFromFetch()` once the read is over (hooks may
         // touch other objects), or once it failed partway, for what it loaded.
         var alreadyLoaded = ContiguousArray<Int>()
-        defer { objects.awakeFromFetch(skipping: alreadyLoaded) }
+        defer { objects.awakeFromFetch(skipping: alreadyLoaded, token: contextToken) }
         do {
             let registered = registry[entityIndex]
             if let limit = plan.limit {
@@ -200,15 +200,22 @@ private struct ObjectBuffer {
     }
 
     /// Calls `awakeFromFetch()` on every object but those at the ascending
-    /// `positions`.
-    func awakeFromFetch(skipping positions: ContiguousArray<Int>) {
+    /// `positions`; none after the first when their type keeps the empty
+    /// default (the objects of one fetch are of one type).
+    func awakeFromFetch(skipping positions: ContiguousArray<Int>, token: ContextToken) {
         var skip = positions.makeIterator()
         var nextSkip = skip.next()
+        var hasHook: Bool?
         for position in 0..<count {
             if position == nextSkip {
                 nextSkip = skip.next()
                 continue
             }
+            guard let known = hasHook else {
+                hasHook = token.awakesFromFetch(base![position])
+                continue
+            }
+            guard known else { return }
             base![position].awakeFromFetch()
         }
     }

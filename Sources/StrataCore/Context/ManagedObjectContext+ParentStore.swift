@@ -176,12 +176,12 @@ extension ManagedObjectContext: ParentStore {
     }
 
     package func members(
-        of owners: [any PersistentModel], ordinal: Int, in child: ManagedObjectContext
+        of owners: [any PersistentModel], ordinal: Int, everyOwner: Bool, in child: ManagedObjectContext
     ) throws -> [[any PersistentModel]] {
         // This context's relationships load together when several are not loaded yet.
         let sources = try owners.map { try existingObject(forChildID: $0.objectID) }
         if let entity = sources.first?.persistentBacking.entity {
-            try prefetch([ordinal], of: sources, entity: entity)
+            try prefetch([ordinal], of: sources, entity: entity, everyOwner: everyOwner)
         }
         return sources.map { source in ObjectGraph.toMany(of: source, at: ordinal).map { child.object(forParentObject: $0) } }
     }

@@ -4,18 +4,23 @@
 extension ManagedObjectContext {
     /// Loads the named relationships of the fetched objects now, rather than on
     /// first use: one read per relationship, whatever the number of objects.
+    ///
+    /// `everyOwner`: the objects are every stored object of the entity (a
+    /// fetch of them all), so stores may read whole member tables.
     func prefetch<T: PersistentModel>(
-        _ keyPaths: [PartialKeyPath<T>], of objects: [T], entity: EntityDescription
+        _ keyPaths: [PartialKeyPath<T>], of objects: [T], entity: EntityDescription, everyOwner: Bool = false
     ) throws {
         let ordinals = try prefetchOrdinals(keyPaths, entity: entity)
         guard !ordinals.isEmpty, !objects.isEmpty else { return }
-        try prefetch(ordinals, of: objects.map { $0 as any PersistentModel }, entity: entity)
+        try prefetch(ordinals, of: objects.map { $0 as any PersistentModel }, entity: entity, everyOwner: everyOwner)
     }
 
     /// Everything a request prefetches: its relationships, then those of the
     /// objects they reach (`prefetch(_:then:)`).
     func prefetch<T: PersistentModel>(for request: FetchRequest<T>, of objects: [T], entity: EntityDescription) throws {
-        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: entity)
+        let everyObject = request.predicate == nil && request.fetchLimit == nil && request.fetchOffset == 0
+            && request.fetchBatchSize == 0
+        try prefetch(request.relationshipKeyPathsForPrefetching, of: objects, entity: entity, everyOwner: everyObject)
         for nested in request.nestedPrefetching {
             let memberEntity = try schema.entity(for: nested.memberType)
             let ordinals = try nested.keyPaths.map { keyPath throws(StrataError) in
@@ -57,9 +62,11 @@ extension ManagedObjectContext {
     /// Loads the relationships at `ordinals` of the loaded ones among `objects`
     /// (faults wait): the targets of a to-one that are not loaded yet with one
     /// read of their keys, the members of a to-many with one read for every owner.
-    func prefetch(_ ordinals: [Int], of objects: some Collection<any PersistentModel>, entity: EntityDescription) throws {
+    func prefetch(
+        _ ordinals: [Int], of objects: some Collection<any PersistentModel>, entity: EntityDescription, everyOwner: Bool = false
+    ) throws {
         // Each object once (members of a many-to-many reach it from several owners).
-        var seen = Set<ObjectIdentifier>()
+        var seen = Set<ObjectIdentifier>(minimumCapacity: objects.count)
         let loaded = objects.filter { !$0.persistentBacking.isFault && seen.insert(ObjectIdentifier($0)).inserted }
         guard !loaded.isEmpty else { return }
         for ordinal in ordinals {
@@ -67,7 +74,7 @@ extension ManagedObjectContext {
             if entity.properties[ordinal].hasColumn {
                 try prefetchToOne(ordinal, of: loaded, destination: destination)
             } else {
-                try prefetchToMany(ordinal, of: loaded)
+                try prefetchToMany(ordinal, of: loaded, everyOwner: everyOwner)
             }
         }
     }
@@ -91,7 +98,7 @@ extension ManagedObjectContext {
         for object in objects { _ = ObjectGraph.toOne(of: object, at: ordinal) }
     }
 
-    private func prefetchToMany(_ ordinal: Int, of objects: [any PersistentModel]) throws {
+    private func prefetchToMany(_ ordinal: Int, of objects: [any PersistentModel], everyOwner: Bool) throws {
         let owners = objects.filter { object in
             let backing = object.persistentBacking
             guard backing.state != .inserted, backing.state != .new else { return false }
@@ -99,7 +106,7 @@ extension ManagedObjectContext {
             return true
         }
         guard !owners.isEmpty else { return }
-        let stored = try parentStore.members(of: owners, ordinal: ordinal, in: self)
+        let stored = try parentStore.members(of: owners, ordinal: ordinal, everyOwner: everyOwner, in: self)
         for (owner, members) in zip(owners, stored) {
             let backing = owner.persistentBacking
             backing.ensureRelations(count: ordinal + 1)

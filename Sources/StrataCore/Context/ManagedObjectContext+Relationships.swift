@@ -6,7 +6,7 @@ extension ManagedObjectContext {
         var members: [any PersistentModel] = []
         if owner.persistentBacking.state != .inserted {
             do {
-                members = try parentStore.members(of: [owner], ordinal: ordinal, in: self)[0]
+                members = try parentStore.members(of: [owner], ordinal: ordinal, everyOwner: false, in: self)[0]
             } catch {
                 report(error)
             }

@@ -90,8 +90,9 @@ package protocol ParentStore: AnyObject {
     /// The members of a to-many relationship of saved owners, as the parent
     /// store holds them, as objects of the asking context: one list per owner,
     /// in the owners' order, read together (a prefetch reads many owners' at once).
+    /// `everyOwner`: the owners are every stored object of their entity.
     func members(
-        of owners: [any PersistentModel], ordinal: Int, in context: ManagedObjectContext
+        of owners: [any PersistentModel], ordinal: Int, everyOwner: Bool, in context: ManagedObjectContext
     ) throws -> [[any PersistentModel]]
 
     /// Takes every insert, change and deletion of the asking context, all or nothing.

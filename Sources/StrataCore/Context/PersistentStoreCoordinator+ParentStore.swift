@@ -114,7 +114,7 @@ extension PersistentStoreCoordinator: ParentStore {
     }
 
     package func members(
-        of owners: [any PersistentModel], ordinal: Int, in context: ManagedObjectContext
+        of owners: [any PersistentModel], ordinal: Int, everyOwner: Bool, in context: ManagedObjectContext
     ) throws -> [[any PersistentModel]] {
         guard let entity = owners.first?.persistentBacking.entity else { return owners.map { _ in [] } }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
@@ -122,9 +122,12 @@ extension PersistentStoreCoordinator: ParentStore {
         let keys = owners.map(\.persistentBacking.primaryKey)
         var rows = MemberRows(context: context, entity: destination, storeIdentifier: store.identifier, owners: owners.count)
         // Hooks run once the read is over, as after a fetch.
-        defer { rows.awakeLoaded() }
-        try store.fetchMembers(entityIndex: entity.index, ordinal: ordinal, owners: keys.compactMap { $0 }) { owner, row in
-            rows.add(row, owner: owner)
+        defer { rows.finishReading() }
+        try store.fetchMembers(
+            entityIndex: entity.index, ordinal: ordinal, owners: keys.compactMap { $0 }, everyOwner: everyOwner
+        ) {
+            owner, position, row in
+            rows.add(row, owner: owner, position: position)
         }
         return rows.members(of: keys)
     }

@@ -62,6 +62,9 @@ package final class ContextToken {
     /// Whether one of the context's objects was ever invalidated (deleted and
     /// saved, or reset): until then, loaded to-many members need no check.
     @exclusivity(unchecked) package var hasInvalidatedObjects = false
+    /// The object whose `awakeFromFetch()` last ran the empty default while
+    /// the context was asking (see ``awakesFromFetch(_:)``).
+    @exclusivity(unchecked) private var defaultAwakeObject: ObjectIdentifier?
 
     package init() {}
 
@@ -73,6 +76,21 @@ package final class ContextToken {
 
     /// Called from the context's `deinit`: its objects no longer reach it.
     package func invalidate() { target = nil }
+
+    /// Calls `object.awakeFromFetch()` and answers whether the model type
+    /// has a hook of its own; when it keeps the empty default, calling it on
+    /// the other objects of the type can be skipped (a call on each object of
+    /// a large fetch costs a retain and a release).
+    package func awakesFromFetch(_ object: any PersistentModel) -> Bool {
+        defaultAwakeObject = nil
+        object.awakeFromFetch()
+        // A hook of its own that calls another object's default names that object.
+        return defaultAwakeObject != ObjectIdentifier(object)
+    }
+
+    func defaultAwakeFromFetchRan(for object: ObjectIdentifier) {
+        defaultAwakeObject = object
+    }
 }
 
 /// The lifecycle state of a managed object.
@@ -268,14 +286,15 @@ public struct ModelBacking {
     static func make(
         valueCount: Int, fields: () -> BackingFields, initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
     ) -> ModelBacking {
-        let buffer = BackingStorage.create(minimumCapacity: valueCount) { _ in fields() }
+        // The values are written while the buffer is made, before its header:
+        // written after, through the finished storage, they cost it a retain
+        // and a release around the writer's calls.
+        let buffer = BackingStorage.create(minimumCapacity: valueCount) { buffer in
+            buffer.withUnsafeMutablePointerToElements { initializeValues($0, valueCount) }
+            return fields()
+        }
         // `create` makes an instance of the class it is called on.
-        let storage = unsafeDowncast(buffer, to: BackingStorage.self)
-        // The pointer is taken first: `storage` stays alive to the return, and
-        // a closure around the initialiser's calls retained it for them.
-        let elements = storage.withUnsafeMutablePointerToElements { $0 }
-        initializeValues(elements, valueCount)
-        return ModelBacking(storage: storage)
+        return ModelBacking(storage: unsafeDowncast(buffer, to: BackingStorage.self))
     }
 
     /// Storage for a new object of a model type: one `.null` per property.

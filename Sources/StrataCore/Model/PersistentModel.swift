@@ -68,7 +68,10 @@ extension PersistentModel {
     public static var uniquenessConstraints: [[String]] { [] }
     public static var indexes: [[String]] { [] }
     public func awakeFromInsert() {}
-    public func awakeFromFetch() {}
+    public func awakeFromFetch() {
+        // Tells a context that asked (see `ContextToken.awakesFromFetch`) that this type keeps the empty default.
+        persistentBacking.contextToken?.defaultAwakeFromFetchRan(for: ObjectIdentifier(self))
+    }
     public func willSave() {}
     public func didSave() {}
     public func prepareForDeletion() {}

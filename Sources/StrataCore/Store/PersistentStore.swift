@@ -62,9 +62,13 @@ package protocol PersistentStore: AnyObject, Sendable {
         entityIndex: Int, ordinal: Int, owner: Int64, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError)
     /// The members of one to-many relationship of many owners at once (a
-    /// prefetch), each with its owner's key, every owner's in their stored order.
+    /// prefetch), each with its owner's key and where it stands among that
+    /// owner's members (see ``MemberPosition``). `everyOwner`: the owners are
+    /// every stored row of their entity (a fetch of them all read them), so
+    /// nearly every member row is wanted.
     func fetchMembers(
-        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+        entityIndex: Int, ordinal: Int, owners: [Int64], everyOwner: Bool,
+        _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws(StrataError)
 
     // MARK: Writing

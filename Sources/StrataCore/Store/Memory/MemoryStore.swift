@@ -174,10 +174,11 @@ package final class MemoryStore: PersistentStore {
     }
 
     package func fetchMembers(
-        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+        entityIndex: Int, ordinal: Int, owners: [Int64], everyOwner: Bool,
+        _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws(StrataError) {
         for owner in owners {
-            try fetchMembers(entityIndex: entityIndex, ordinal: ordinal, owner: owner) { row in try body(owner, row) }
+            try fetchMembers(entityIndex: entityIndex, ordinal: ordinal, owner: owner) { row in try body(owner, .next, row) }
         }
     }
 

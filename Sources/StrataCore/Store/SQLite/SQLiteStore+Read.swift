@@ -186,34 +186,38 @@ extension SQLiteStore {
     }
 
     package func fetchMembers(
-        entityIndex: Int, ordinal: Int, owners: [Int64], _ body: (_ owner: Int64, any StoreRow) throws -> Void
+        entityIndex: Int, ordinal: Int, owners: [Int64], everyOwner: Bool,
+        _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws(StrataError) {
         guard let storage = layout.relationships.toMany[entityIndex][ordinal], !owners.isEmpty else { return }
         let destination = storage.destinationIndex
         // The owner's key follows the destination's select list: pk, version, then its columns.
         let ownerColumn = Int32(2 + layout.entities[destination].decodePlan.columnOrdinals.count)
-        // Keys that fill most of their range (a fetch's results, typically) are
-        // read as one range of the index, skipping the owners not asked for.
-        if let low = owners.min(), let high = owners.max(),
-           case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 2 * Int64(owners.count) {
-            // Distinct keys as many as the range holds are the whole range.
-            let wanted: Set<Int64>? = span + 1 == Int64(owners.count) ? nil : Set(owners)
-            do {
+        do {
+            // Keys that fill most of their range (a fetch's results, typically) are
+            // read as one range, skipping the owners not asked for.
+            if let low = owners.min(), let high = owners.max(),
+               case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 2 * Int64(owners.count) {
+                // Distinct keys as many as the range holds are the whole range.
+                let wanted: Set<Int64>? = span + 1 == Int64(owners.count) ? nil : Set(owners)
                 try writer.read { db in
+                    // Nearly every member row is wanted: a scan of the member
+                    // table reads them faster than the index, which looks up
+                    // each row's values in the table after finding it.
+                    if everyOwner, owners.count >= Self.tableScanMinimumOwners, case .foreignKey(let foreignKey) = storage {
+                        try scanMembers(foreignKey, from: low, to: high, wanted: wanted, in: db, body)
+                        return
+                    }
                     let statement = RawStatement(try db.cachedStatement(sql: storage.rangeLoadSQL), in: db)
                     statement.reset()
                     try statement.bind([.integer(low), .integer(high)])
                     try forEachRow(of: statement, entityIndex: destination, in: db) { row in
                         let owner = statement.int64(at: ownerColumn)
-                        if wanted?.contains(owner) ?? true { try body(owner, row) }
+                        if wanted?.contains(owner) ?? true { try body(owner, .next, row) }
                     }
                 }
-            } catch {
-                throw Self.translate(error)
+                return
             }
-            return
-        }
-        do {
             try writer.read { db in
                 for chunk in stride(from: 0, to: owners.count, by: Self.keyChunkSize) {
                     let keys = owners[chunk..<min(chunk + Self.keyChunkSize, owners.count)]
@@ -221,12 +225,33 @@ extension SQLiteStore {
                     statement.reset()
                     try statement.bind(keys.map { .integer($0) })
                     try forEachRow(of: statement, entityIndex: destination, in: db) { row in
-                        try body(statement.int64(at: ownerColumn), row)
+                        try body(statement.int64(at: ownerColumn), .next, row)
                     }
                 }
             }
         } catch {
             throw Self.translate(error)
+        }
+    }
+
+    /// Below this many owners the index serves a many-owner read, also of every owner.
+    static let tableScanMinimumOwners = 64
+
+    /// The members of the owners between `low` and `high` (those in `wanted`,
+    /// when given) in table order, each with its stored position.
+    private func scanMembers(
+        _ storage: RelationshipLayout.OrderedForeignKey, from low: Int64, to high: Int64, wanted: Set<Int64>?,
+        in db: Database, _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
+    ) throws {
+        let statement = RawStatement(try db.cachedStatement(sql: storage.tableScanSQL), in: db)
+        statement.reset()
+        try statement.bind([.integer(low), .integer(high)])
+        let ownerColumn = Int32(2 + storage.foreignKeyColumn)
+        let positionColumn = Int32(2 + layout.entities[storage.destinationIndex].decodePlan.columnOrdinals.count)
+        try forEachRow(of: statement, entityIndex: storage.destinationIndex, in: db) { row in
+            let owner = statement.int64(at: ownerColumn)
+            guard wanted?.contains(owner) ?? true else { return }
+            try body(owner, .stored(statement.value(at: positionColumn)), row)
         }
     }
 
