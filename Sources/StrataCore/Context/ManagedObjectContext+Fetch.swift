@@ -165,7 +165,7 @@ extension ManagedObjectContext {
                     objects.append(existing)
                     return
                 }
-                let object = try makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row)
+                let object = try makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row, primaryKey: pk)
                 // Registered while the new object is still in the cache.
                 registered[pk] = object
                 objects.append(object)

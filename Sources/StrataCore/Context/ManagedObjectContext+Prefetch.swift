@@ -12,7 +12,9 @@ extension ManagedObjectContext {
     ) throws {
         let ordinals = try prefetchOrdinals(keyPaths, entity: entity)
         guard !ordinals.isEmpty, !objects.isEmpty else { return }
-        try prefetch(ordinals, of: objects.map { $0 as any PersistentModel }, entity: entity, everyOwner: everyOwner)
+        // A fetch's results are distinct objects.
+        try prefetch(
+            ordinals, of: objects.map { $0 as any PersistentModel }, entity: entity, distinct: true, everyOwner: everyOwner)
     }
 
     /// Everything a request prefetches: its relationships, then those of the
@@ -62,12 +64,16 @@ extension ManagedObjectContext {
     /// Loads the relationships at `ordinals` of the loaded ones among `objects`
     /// (faults wait): the targets of a to-one that are not loaded yet with one
     /// read of their keys, the members of a to-many with one read for every owner.
+    /// `distinct`: no object is in `objects` twice.
     func prefetch(
-        _ ordinals: [Int], of objects: some Collection<any PersistentModel>, entity: EntityDescription, everyOwner: Bool = false
+        _ ordinals: [Int], of objects: some Collection<any PersistentModel>, entity: EntityDescription,
+        distinct: Bool = false, everyOwner: Bool = false
     ) throws {
         // Each object once (members of a many-to-many reach it from several owners).
-        var seen = Set<ObjectIdentifier>(minimumCapacity: objects.count)
-        let loaded = objects.filter { !$0.persistentBacking.isFault && seen.insert(ObjectIdentifier($0)).inserted }
+        var seen = Set<ObjectIdentifier>(minimumCapacity: distinct ? 0 : objects.count)
+        let loaded = objects.filter {
+            !$0.persistentBacking.isFault && (distinct || seen.insert(ObjectIdentifier($0)).inserted)
+        }
         guard !loaded.isEmpty else { return }
         for ordinal in ordinals {
             let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]

@@ -355,11 +355,13 @@ public final class ManagedObjectContext {
     /// A new object of this context for the row under `row`, its values read
     /// straight into its storage; the caller registers it. Throws
     /// `.valueConversion` when a value cannot be read as its property's type.
+    /// `primaryKey` is the row's, when the caller has read it already.
     @inline(__always)
-    func makeObject(entity: EntityDescription, storeIdentifier: String, row: any StoreRow) throws(StrataError)
-        -> any PersistentModel {
+    func makeObject(
+        entity: EntityDescription, storeIdentifier: String, row: any StoreRow, primaryKey: Int64? = nil
+    ) throws(StrataError) -> any PersistentModel {
         let backing = ModelBacking.stored(
-            entity: entity, primaryKey: row.primaryKey, storeIdentifier: storeIdentifier, token: contextToken,
+            entity: entity, primaryKey: primaryKey ?? row.primaryKey, storeIdentifier: storeIdentifier, token: contextToken,
             version: row.version
         ) { values, count in
             // The row and the entity come from the same schema.

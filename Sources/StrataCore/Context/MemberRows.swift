@@ -9,7 +9,8 @@
 /// in order when the read is over.
 ///
 /// ```swift
-/// var rows = MemberRows(context: context, entity: destination, storeIdentifier: store.identifier, owners: keys.count)
+/// var rows = MemberRows(
+///     context: context, entity: destination, storeIdentifier: store.identifier, owners: keys.count, membersAreUnique: true)
 /// defer { rows.finishReading() }
 /// try store.fetchMembers(entityIndex: owner.index, ordinal: ordinal, owners: keys) { owner, position, row in
 ///     rows.add(row, owner: owner, position: position)
@@ -21,6 +22,9 @@ struct MemberRows: ~Copyable {
     private let entity: EntityDescription
     private let storeIdentifier: String
     private let registered: IdentityMap
+    /// Whether a member may already be registered: not when each member row
+    /// comes once (a one-to-many) and the context had none of the entity.
+    private let looksUp: Bool
     /// Each owner's members, in the order the read met the owners; the list
     /// being filled is out of it, in `current`.
     private var lists: ContiguousArray<[any PersistentModel]> = []
@@ -38,11 +42,13 @@ struct MemberRows: ~Copyable {
     private var notLoaded: [(list: Int, index: Int)] = []
     private var isFinished = false
 
-    init(context: ManagedObjectContext, entity: EntityDescription, storeIdentifier: String, owners: Int) {
+    /// `membersAreUnique`: each member row comes once (a one-to-many's).
+    init(context: ManagedObjectContext, entity: EntityDescription, storeIdentifier: String, owners: Int, membersAreUnique: Bool) {
         self.context = context
         self.entity = entity
         self.storeIdentifier = storeIdentifier
         registered = context.registry[entity.index]
+        looksUp = !membersAreUnique || !registered.isEmpty
         lists.reserveCapacity(owners)
         listByOwner.reserveCapacity(owners)
     }
@@ -55,7 +61,7 @@ struct MemberRows: ~Copyable {
         if owner != currentOwner { switchList(to: owner) }
         if case .stored(let value) = position { place(value) }
         let key = row.primaryKey
-        if let existing = registered[key] {
+        if looksUp, let existing = registered[key] {
             let backing = existing.persistentBacking
             if !backing.isFault || (try? context.load(row, into: backing)) == nil {
                 notLoaded.append((currentList, current.count))
@@ -63,7 +69,7 @@ struct MemberRows: ~Copyable {
             current.append(existing)
             return
         }
-        guard let object = try? context.makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row) else {
+        guard let object = try? context.makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row, primaryKey: key) else {
             notLoaded.append((currentList, current.count))
             current.append(context.registerFault(entity: entity, primaryKey: key))
             return

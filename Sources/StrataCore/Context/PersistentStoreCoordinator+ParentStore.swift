@@ -120,7 +120,12 @@ extension PersistentStoreCoordinator: ParentStore {
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         let store = try loadedStore()
         let keys = owners.map(\.persistentBacking.primaryKey)
-        var rows = MemberRows(context: context, entity: destination, storeIdentifier: store.identifier, owners: owners.count)
+        // A one-to-many's member rows each come once, under their one owner.
+        let inverse = entity.inverseOrdinalByOrdinal[ordinal]
+        let membersAreUnique = inverse >= 0 && destination.properties[inverse].hasColumn
+        var rows = MemberRows(
+            context: context, entity: destination, storeIdentifier: store.identifier, owners: owners.count,
+            membersAreUnique: membersAreUnique)
         // Hooks run once the read is over, as after a fetch.
         defer { rows.finishReading() }
         try store.fetchMembers(

@@ -35,10 +35,12 @@ extension PersistentModel {
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
         if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
         let members = ObjectGraph.toMany(of: self, at: ordinal)
-        var result: [D] = []
-        result.reserveCapacity(members.count)
-        for member in members { result.append(ObjectGraph.cast(member)) }
-        return result
+        return [D](unsafeUninitializedCapacity: members.count) { target, initialized in
+            for (index, member) in members.enumerated() {
+                (target.baseAddress! + index).initialize(to: ObjectGraph.cast(member))
+            }
+            initialized = members.count
+        }
     }
 
     public func setPersistentValue<D: PersistentModel>(_ newValue: [D], at ordinal: Int, as: [D].Type) {
