@@ -49,7 +49,8 @@ extension ManagedObjectContext {
                 var seen = Set<[PartialValue]>()
                 rows = limited(rows.filter { seen.insert($0).inserted }, request: request)
             }
-            return try rows.map { row throws(StrataError) in try dictionary(row, ordinals: ordinals, entity: entity) }
+            let names = ordinals.map { entity.properties[$0].name }
+            return try rows.map { row throws(StrataError) in try dictionary(row, ordinals: ordinals, names: names, entity: entity) }
         } catch {
             report(error)
             throw error
@@ -68,10 +69,15 @@ extension ManagedObjectContext {
         }
     }
 
-    private func dictionary(_ row: [PartialValue], ordinals: [Int], entity: EntityDescription) throws(StrataError) -> [String: Any] {
-        var result: [String: Any] = [:]
-        for (value, ordinal) in zip(row, ordinals) {
-            let name = entity.properties[ordinal].name
+    /// `names`: the properties' names, by position in `ordinals`.
+    private func dictionary(
+        _ row: [PartialValue], ordinals: [Int], names: [String], entity: EntityDescription
+    ) throws(StrataError) -> [String: Any] {
+        // Sized once: grown key by key, a dictionary is made again at each growth.
+        var result = [String: Any](minimumCapacity: ordinals.count)
+        for (index, value) in row.enumerated() where index < ordinals.count {
+            let ordinal = ordinals[index]
+            let name = names[index]
             switch value {
             case .object(let id):
                 result[name] = id

@@ -123,21 +123,25 @@ package struct StoredValueReader: @unchecked Sendable {
 
     static func plain<V: PersistentValue>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
-            reads: { V(storedValue: $0) != nil }, decode: { V(storedValue: $0) }, isPlainValue: true, typeName: "\(V.self)",
+            // Each `decode` boxes the value itself: an optional of the type
+            // converted to `Any?` goes through the runtime's dynamic cast.
+            reads: { V(storedValue: $0) != nil }, decode: { stored in V(storedValue: stored).map { $0 as Any } },
+            isPlainValue: true, typeName: "\(V.self)",
             hasStandIn: { standInValue(V.self) != nil })
     }
 
     static func raw<V: RawRepresentable>(_ type: V.Type) -> StoredValueReader where V.RawValue: PersistentValue {
         StoredValueReader(
             reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil },
-            decode: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) }, isPlainValue: false,
+            decode: { stored in V.RawValue(storedValue: stored).flatMap(V.init(rawValue:)).map { $0 as Any } }, isPlainValue: false,
             typeName: "\(V.self)", hasStandIn: { standInValue(V.self) != nil })
     }
 
     static func json<V: Decodable>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
             reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil },
-            decode: { JSONValueCoding.decodeStored($0, as: V.self) }, isPlainValue: false, typeName: "\(V.self) (JSON)",
+            decode: { stored in JSONValueCoding.decodeStored(stored, as: V.self).map { $0 as Any } }, isPlainValue: false,
+            typeName: "\(V.self) (JSON)",
             hasStandIn: { standInValue(V.self) != nil })
     }
 }
