@@ -361,8 +361,9 @@ public final class ManagedObjectContext {
         entity: EntityDescription, storeIdentifier: String, row: any StoreRow, primaryKey: Int64? = nil
     ) throws(StrataError) -> any PersistentModel {
         let backing = ModelBacking.stored(
-            entity: entity, primaryKey: primaryKey ?? row.primaryKey, storeIdentifier: storeIdentifier, token: contextToken,
-            version: row.version
+            entity: entity,
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey ?? row.primaryKey),
+            token: contextToken, isFault: false, version: row.version
         ) { values, count in
             // The row and the entity come from the same schema.
             precondition(count == row.propertyCount, "Strata: a stored row does not fit its object")

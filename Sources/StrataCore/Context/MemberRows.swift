@@ -12,7 +12,8 @@
 /// var rows = MemberRows(
 ///     context: context, entity: destination, storeIdentifier: store.identifier, owners: keys.count, membersAreUnique: true)
 /// defer { rows.finishReading() }
-/// try store.fetchMembers(entityIndex: owner.index, ordinal: ordinal, owners: keys) { owner, position, row in
+/// try store.fetchMembers(entityIndex: owner.index, ordinal: ordinal, owners: keys, everyOwner: false) {
+///     owner, position, row in
 ///     rows.add(row, owner: owner, position: position)
 /// }
 /// let lists = rows.members(of: keys)
@@ -59,7 +60,13 @@ struct MemberRows: ~Copyable {
     /// and its own accessors deal with the value.
     mutating func add(_ row: any StoreRow, owner: Int64, position: MemberPosition) {
         if owner != currentOwner { switchList(to: owner) }
-        if case .stored(let value) = position { place(value) }
+        switch position {
+        case .next: break
+        case .stored(let value): placements.append(Placement(list: currentList, isInteger: true, position: value))
+        case .storedValue(let value):
+            otherPositions[placements.count] = value
+            placements.append(Placement(list: currentList, isInteger: false, position: 0))
+        }
         let key = row.primaryKey
         if looksUp, let existing = registered[key] {
             let backing = existing.persistentBacking
@@ -83,15 +90,6 @@ struct MemberRows: ~Copyable {
         /// False for a position that is not an integer (see `otherPositions`).
         let isInteger: Bool
         let position: Int64
-    }
-
-    private mutating func place(_ position: StoredValue) {
-        if case .integer(let value) = position {
-            placements.append(Placement(list: currentList, isInteger: true, position: value))
-        } else {
-            otherPositions[placements.count] = position
-            placements.append(Placement(list: currentList, isInteger: false, position: 0))
-        }
     }
 
     /// The stored position of the row at `index` of `placements`.

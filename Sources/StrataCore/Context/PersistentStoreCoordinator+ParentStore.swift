@@ -119,7 +119,7 @@ extension PersistentStoreCoordinator: ParentStore {
         guard let entity = owners.first?.persistentBacking.entity else { return owners.map { _ in [] } }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         let store = try loadedStore()
-        let keys = owners.map(\.persistentBacking.primaryKey)
+        let keys = owners.map { $0.persistentBacking.primaryKey }
         // A one-to-many's member rows each come once, under their one owner.
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         let membersAreUnique = inverse >= 0 && destination.properties[inverse].hasColumn

@@ -335,10 +335,11 @@ public struct ModelBacking {
     }
 
     /// Storage for a stored row of the context that `token` stands for, its
-    /// values written in place by `initializeValues`.
+    /// values written in place by `initializeValues`. The ID is made in place
+    /// (so its text is retained once, for the object).
     @inline(__always)
     package static func stored(
-        entity: EntityDescription, objectID: ObjectID, token: ContextToken, isFault: Bool, version: Int64,
+        entity: EntityDescription, objectID: @autoclosure () -> ObjectID, token: ContextToken, isFault: Bool, version: Int64,
         initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
     ) -> ModelBacking {
         let count = entity.properties.count
@@ -346,29 +347,8 @@ public struct ModelBacking {
             valueCount: count,
             fields: {
                 BackingFields(
-                    modelType: entity.modelType, entity: entity, objectID: objectID, contextToken: token,
+                    modelType: entity.modelType, entity: entity, objectID: objectID(), contextToken: token,
                     state: .registered, isFault: isFault, observesReads: token.observesReads, valueCount: count, version: version)
-            },
-            initializeValues: initializeValues)
-    }
-
-    /// ``stored(entity:objectID:token:isFault:version:initializeValues:)`` for
-    /// a row of the store named `storeIdentifier`: the ID is made in place,
-    /// so its text is retained once, for the object.
-    @inline(__always)
-    package static func stored(
-        entity: EntityDescription, primaryKey: Int64, storeIdentifier: String, token: ContextToken, version: Int64,
-        initializeValues: (UnsafeMutablePointer<StoredValue>, Int) -> Void
-    ) -> ModelBacking {
-        let count = entity.properties.count
-        return make(
-            valueCount: count,
-            fields: {
-                BackingFields(
-                    modelType: entity.modelType, entity: entity,
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
-                    contextToken: token, state: .registered, isFault: false, observesReads: token.observesReads,
-                    valueCount: count, version: version)
             },
             initializeValues: initializeValues)
     }

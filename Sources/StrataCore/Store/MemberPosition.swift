@@ -7,15 +7,19 @@
 /// owner and puts each owner's rows in order itself.
 ///
 /// ```swift
-/// try store.fetchMembers(entityIndex: owner.index, ordinal: ordinal, owners: keys) { owner, position, row in
+/// try store.fetchMembers(entityIndex: owner.index, ordinal: ordinal, owners: keys, everyOwner: true) {
+///     owner, position, row in
 ///     rows.add(row, owner: owner, position: position)
 /// }
 /// ```
 package enum MemberPosition: Sendable, Equatable {
     /// The row follows the rows read before it for the same owner.
     case next
-    /// The row's stored position column: an owner's rows order by it as the
-    /// store orders values (`StoredValueOrder`, no position first), then by
-    /// key, which is the order rows of a table scan come in.
-    case stored(StoredValue)
+    /// The row's stored position: an owner's rows order by it, then by key,
+    /// which is the order rows of a table scan come in.
+    case stored(Int64)
+    /// A stored position that is not an integer (none, or a value another
+    /// program wrote): it orders as the store orders values (`StoredValueOrder`;
+    /// no position comes first).
+    case storedValue(StoredValue)
 }

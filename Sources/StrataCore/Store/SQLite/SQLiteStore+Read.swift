@@ -251,7 +251,10 @@ extension SQLiteStore {
         try forEachRow(of: statement, entityIndex: storage.destinationIndex, in: db) { row in
             let owner = statement.int64(at: ownerColumn)
             guard wanted?.contains(owner) ?? true else { return }
-            try body(owner, .stored(statement.value(at: positionColumn)), row)
+            switch statement.value(at: positionColumn) {
+            case .integer(let position): try body(owner, .stored(position), row)
+            case let other: try body(owner, .storedValue(other), row)
+            }
         }
     }
 
