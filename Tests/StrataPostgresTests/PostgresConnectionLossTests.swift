@@ -10,6 +10,10 @@ import Testing
 /// still reach its view context.
 @Suite("PostgreSQL connection loss", .enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
 struct PostgresConnectionLossTests {
+    /// How long a commit may take to arrive once the connection is replaced:
+    /// under a full parallel run with a sanitizer, replacing it takes seconds.
+    private static let patience: Duration = .seconds(30)
+
     /// Two servers on one namespace holding one story, the second's listening
     /// connection checked every 300 ms, and the story in its view context.
     @MainActor
@@ -62,7 +66,7 @@ struct PostgresConnectionLossTests {
             try listener.closeFuture.wait()
             try Self.retitle(id, "While away", in: first.container)
         }
-        #expect(await eventually { shown.title == "While away" })
+        #expect(await eventually(timeout: Self.patience) { shown.title == "While away" })
         #expect(store.remote.withLock { $0.listener } !== listener)
     }
 
@@ -81,10 +85,10 @@ struct PostgresConnectionLossTests {
         try #require(kill(pid_t(pid), SIGSTOP) == 0, "the test server's processes can be signalled")
         defer { kill(pid_t(pid), SIGCONT) }
         try Self.retitle(id, "Unheard", in: first.container)
-        #expect(await eventually { shown.title == "Unheard" })
+        #expect(await eventually(timeout: Self.patience) { shown.title == "Unheard" })
         #expect(store.remote.withLock { $0.listener } !== listener)
         // The new connection hears the next commit as it happens.
         try Self.retitle(id, "Heard", in: first.container)
-        #expect(await eventually { shown.title == "Heard" })
+        #expect(await eventually(timeout: Self.patience) { shown.title == "Heard" })
     }
 }

@@ -35,6 +35,9 @@ extension PersistentModel {
     public func persistentValue<D: PersistentModel>(at ordinal: Int, as: [D].Type) -> [D] {
         if persistentBacking.observesReads { persistentBacking.observeRead(of: self, at: ordinal) }
         let members = ObjectGraph.toMany(of: self, at: ordinal)
+        // An empty array is the shared empty storage, which the initialiser
+        // below would write its count into.
+        guard !members.isEmpty else { return [] }
         return [D](unsafeUninitializedCapacity: members.count) { target, initialized in
             for (index, member) in members.enumerated() {
                 (target.baseAddress! + index).initialize(to: ObjectGraph.cast(member))

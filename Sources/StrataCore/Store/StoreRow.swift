@@ -27,13 +27,17 @@ extension StoreRow {
     /// Replaces the ``propertyCount`` values at `target` with the row's.
     package func assignValues(_ target: UnsafeMutableBufferPointer<StoredValue>) {
         precondition(target.count == propertyCount, "Strata: a stored row does not fit its object")
+        // An entity without properties has no values, and its buffer may have no address.
+        guard propertyCount > 0 else { return }
         _ = target.baseAddress!.deinitialize(count: propertyCount)
         initializeValues(target.baseAddress!)
     }
 
     /// A copy of the row's values by property ordinal.
     package func decodeValues() -> ContiguousArray<StoredValue> {
-        ContiguousArray(unsafeUninitializedCapacity: propertyCount) { buffer, count in
+        // No values: the shared empty storage, which the initialiser would write its count into.
+        guard propertyCount > 0 else { return [] }
+        return ContiguousArray(unsafeUninitializedCapacity: propertyCount) { buffer, count in
             initializeValues(buffer.baseAddress!)
             count = propertyCount
         }
