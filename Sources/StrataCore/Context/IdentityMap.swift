@@ -53,6 +53,17 @@ final class IdentityMap: Sequence {
         if page._withUnsafeGuaranteedRef({ $0.store(object, at: Self.slot(of: key)) }) { count += 1 }
     }
 
+    /// Registers `object` for `key` unless an object is registered there
+    /// already; returns that object (and registers nothing) if so.
+    func insertIfAbsent(_ object: any PersistentModel, forKey key: Int64) -> (any PersistentModel)? {
+        let page = page(containing: key) ?? addPage(containing: key)
+        let slot = Self.slot(of: key)
+        if let existing = page._withUnsafeGuaranteedRef({ $0.object(at: slot) }) { return existing }
+        _ = page._withUnsafeGuaranteedRef { $0.store(object, at: slot) }
+        count += 1
+        return nil
+    }
+
     /// Removes the object for `key` and returns it, moved out without a retain.
     @discardableResult
     func removeValue(forKey key: Int64) -> (any PersistentModel)? {

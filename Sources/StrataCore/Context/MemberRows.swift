@@ -81,7 +81,12 @@ struct MemberRows: ~Copyable {
             current.append(context.registerFault(entity: entity, primaryKey: key))
             return
         }
-        registered.insertNew(object, forKey: key)
+        // Without the lookup, a row met twice (owners given twice) keeps its first object.
+        if let first = registered.insertIfAbsent(object, forKey: key) {
+            notLoaded.append((currentList, current.count))
+            current.append(first)
+            return
+        }
         current.append(object)
     }
 
@@ -141,8 +146,9 @@ struct MemberRows: ~Copyable {
 
     private func awakeLoaded() {
         var skipped = notLoaded
-        // Rows in table order can return to an owner met before.
-        if !placements.isEmpty { skipped.sort { ($0.list, $0.index) < ($1.list, $1.index) } }
+        // Rows in table order (or owners given twice) can return to an owner met before.
+        let inOrder = zip(skipped, skipped.dropFirst()).allSatisfy { ($0.list, $0.index) < ($1.list, $1.index) }
+        if !inOrder { skipped.sort { ($0.list, $0.index) < ($1.list, $1.index) } }
         var skip = skipped.makeIterator()
         var nextSkip = skip.next()
         // Whether the members' type has a hook: asked of the first member called.

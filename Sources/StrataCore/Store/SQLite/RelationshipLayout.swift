@@ -74,11 +74,13 @@ package struct RelationshipLayout: Sendable {
         package let destinationIndex: Int
         package let loadSQL: String
         /// The destination rows whose owner's key lies between `?1` and `?2`,
-        /// in table order, each followed by its position: a read of every
-        /// owner's members without the index (see `SQLiteStore.fetchMembers`).
+        /// in key order (the table's own), each followed by its position: a
+        /// read of every owner's members without the index (see
+        /// `SQLiteStore.fetchMembers`).
         package let tableScanSQL: String
-        /// Where the foreign key sits among the destination's columns.
-        package let foreignKeyColumn: Int
+        /// Where the foreign key sits among the destination's columns (nil
+        /// would mean it has none, and no scan is offered).
+        package let foreignKeyColumn: Int?
         /// ``ToMany/loadSQL(owners:)`` and ``ToMany/rangeLoadSQL`` around their test of the owner.
         package let ownersQuery: OwnersQuery
         /// `UPDATE … SET position = ?1 WHERE pk = ?2`, skipping rows already in place.
@@ -176,9 +178,9 @@ package struct RelationshipLayout: Sendable {
                         loadSQL: "SELECT \(selectList) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey) = ? ORDER BY t0.\(position), t0.pk",
                         tableScanSQL: """
                             SELECT \(selectList), t0.\(position) FROM \(destinationTable) AS t0 NOT INDEXED \
-                            WHERE t0.\(foreignKey) BETWEEN ?1 AND ?2
+                            WHERE t0.\(foreignKey) BETWEEN ?1 AND ?2 ORDER BY t0.pk
                             """,
-                        foreignKeyColumn: destination.columnOrdinals.firstIndex(of: inverse) ?? 0,
+                        foreignKeyColumn: destination.columnOrdinals.firstIndex(of: inverse),
                         ownersQuery: OwnersQuery(
                             head: "SELECT \(selectList), t0.\(foreignKey) FROM \(destinationTable) AS t0 WHERE t0.\(foreignKey)",
                             order: " ORDER BY t0.\(foreignKey), t0.\(position), t0.pk"),

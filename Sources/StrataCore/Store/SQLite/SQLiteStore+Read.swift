@@ -204,8 +204,9 @@ extension SQLiteStore {
                     // Nearly every member row is wanted: a scan of the member
                     // table reads them faster than the index, which looks up
                     // each row's values in the table after finding it.
-                    if everyOwner, owners.count >= Self.tableScanMinimumOwners, case .foreignKey(let foreignKey) = storage {
-                        try scanMembers(foreignKey, from: low, to: high, wanted: wanted, in: db, body)
+                    if everyOwner, owners.count >= Self.tableScanMinimumOwners, case .foreignKey(let foreignKey) = storage,
+                       let ownerColumn = foreignKey.foreignKeyColumn {
+                        try scanMembers(foreignKey, ownerColumn: ownerColumn, from: low, to: high, wanted: wanted, in: db, body)
                         return
                     }
                     let statement = RawStatement(try db.cachedStatement(sql: storage.rangeLoadSQL), in: db)
@@ -240,13 +241,13 @@ extension SQLiteStore {
     /// The members of the owners between `low` and `high` (those in `wanted`,
     /// when given) in table order, each with its stored position.
     private func scanMembers(
-        _ storage: RelationshipLayout.OrderedForeignKey, from low: Int64, to high: Int64, wanted: Set<Int64>?,
-        in db: Database, _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
+        _ storage: RelationshipLayout.OrderedForeignKey, ownerColumn foreignKeyColumn: Int, from low: Int64, to high: Int64,
+        wanted: Set<Int64>?, in db: Database, _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws {
         let statement = RawStatement(try db.cachedStatement(sql: storage.tableScanSQL), in: db)
         statement.reset()
         try statement.bind([.integer(low), .integer(high)])
-        let ownerColumn = Int32(2 + storage.foreignKeyColumn)
+        let ownerColumn = Int32(2 + foreignKeyColumn)
         let positionColumn = Int32(2 + layout.entities[storage.destinationIndex].decodePlan.columnOrdinals.count)
         try forEachRow(of: statement, entityIndex: storage.destinationIndex, in: db) { row in
             let owner = statement.int64(at: ownerColumn)
