@@ -205,18 +205,13 @@ private struct ObjectBuffer {
     func awakeFromFetch(skipping positions: ContiguousArray<Int>, token: ContextToken) {
         var skip = positions.makeIterator()
         var nextSkip = skip.next()
-        var hasHook: Bool?
+        var hooks = FetchHooks(token: token)
         for position in 0..<count {
             if position == nextSkip {
                 nextSkip = skip.next()
                 continue
             }
-            guard let known = hasHook else {
-                hasHook = token.awakesFromFetch(base![position])
-                continue
-            }
-            guard known else { return }
-            base![position].awakeFromFetch()
+            guard hooks.awake(base![position]) else { return }
         }
     }
 

@@ -81,8 +81,11 @@ struct MemberRows: ~Copyable {
             current.append(context.registerFault(entity: entity, primaryKey: key))
             return
         }
-        // Without the lookup, a row met twice (owners given twice) keeps its first object.
-        if let first = registered.insertIfAbsent(object, forKey: key) {
+        if looksUp {
+            // The lookup above found no object for the key.
+            registered.insertNew(object, forKey: key)
+        } else if let first = registered.insertIfAbsent(object, forKey: key) {
+            // Without the lookup, a row met twice (owners given twice) keeps its first object.
             notLoaded.append((currentList, current.count))
             current.append(first)
             return
@@ -151,20 +154,14 @@ struct MemberRows: ~Copyable {
         if !inOrder { skipped.sort { ($0.list, $0.index) < ($1.list, $1.index) } }
         var skip = skipped.makeIterator()
         var nextSkip = skip.next()
-        // Whether the members' type has a hook: asked of the first member called.
-        var hasHook: Bool?
+        var hooks = FetchHooks(token: context.contextToken)
         for (list, members) in lists.enumerated() {
             for index in members.indices {
                 if let next = nextSkip, next.list == list, next.index == index {
                     nextSkip = skip.next()
                     continue
                 }
-                guard let known = hasHook else {
-                    hasHook = context.contextToken.awakesFromFetch(members[index])
-                    continue
-                }
-                guard known else { return }
-                members[index].awakeFromFetch()
+                guard hooks.awake(members[index]) else { return }
             }
         }
     }

@@ -55,3 +55,34 @@ package final class ContextToken {
         defaultAwakeObject = object
     }
 }
+
+/// The `awakeFromFetch()` calls of one read, whose objects are of one type:
+/// the first object's call tells whether the type has a hook of its own
+/// (``ContextToken/awakesFromFetch(_:)``); without one, the rest are skipped.
+///
+/// ```swift
+/// var hooks = FetchHooks(token: context.contextToken)
+/// for object in loaded {
+///     guard hooks.awake(object) else { break }
+/// }
+/// ```
+package struct FetchHooks {
+    private let token: ContextToken
+    private var hasHook: Bool?
+
+    package init(token: ContextToken) {
+        self.token = token
+    }
+
+    /// Calls the object's hook; false once it is known that the type keeps
+    /// the empty default, when the caller can stop.
+    package mutating func awake(_ object: any PersistentModel) -> Bool {
+        guard let known = hasHook else {
+            let asked = token.awakesFromFetch(object)
+            hasHook = asked
+            return asked
+        }
+        if known { object.awakeFromFetch() }
+        return known
+    }
+}
