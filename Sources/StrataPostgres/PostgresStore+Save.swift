@@ -322,17 +322,21 @@ extension PostgresStore {
             // a later one would miss the rows an earlier one's cascade took.
             let cascadesWithin = layout.cascadeEdges.contains { $0.childIndex == entityIndex && $0.parentIndex == entityIndex }
             if checked || !rows.contains(where: { $0.version != nil }) {
-                try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)], meanwhile: record)
+                let condition = PostgresKeyCondition(keys: keys, firstParameter: 1)
+                try session.execute("DELETE FROM \(table) WHERE \(condition.sql)", arguments: condition.arguments, meanwhile: record)
             } else if let groups = Self.keysByVersion(rows), groups.count == 1 || !cascadesWithin {
                 // Only rows at their expected version go; a shortfall is a conflict. No row comes back.
                 var deleted = 0
                 for (version, keys) in groups {
                     if let version {
+                        let condition = PostgresKeyCondition(keys: keys, firstParameter: 2)
                         deleted += try session.execute(
-                            "DELETE FROM \(table) WHERE pk = ANY($1) AND _version = $2",
-                            arguments: [.keys(keys), .integer(version)], meanwhile: record)
+                            "DELETE FROM \(table) WHERE _version = $1 AND \(condition.sql)",
+                            arguments: [.integer(version)] + condition.arguments, meanwhile: record)
                     } else {
-                        deleted += try session.execute("DELETE FROM \(table) WHERE pk = ANY($1)", arguments: [.keys(keys)], meanwhile: record)
+                        let condition = PostgresKeyCondition(keys: keys, firstParameter: 1)
+                        deleted += try session.execute(
+                            "DELETE FROM \(table) WHERE \(condition.sql)", arguments: condition.arguments, meanwhile: record)
                     }
                 }
                 guard deleted == keys.count else { throw mismatch() }
@@ -354,9 +358,10 @@ extension PostgresStore {
 
     /// The keys of `rows` by the version each is expected at, when they hold
     /// few versions (rows deleted together usually share one or two): one
-    /// `pk = ANY($1) AND _version = $2` per version is a hash lookup in one
-    /// pass over the table, about twice as fast as joining the keys and
-    /// versions as a table of pairs. Nil when there are more.
+    /// `_version = $1 AND pk = ANY($2)` per version (or key ranges, see
+    /// ``PostgresKeyCondition``) is one pass over the table, about twice as
+    /// fast as joining the keys and versions as a table of pairs. Nil when
+    /// there are more. Each group's keys stay in the order of `rows`.
     private static func keysByVersion(_ rows: [(key: Int64, version: Int64?)]) -> [(Int64?, [Int64])]? {
         var groups: [(version: Int64?, keys: [Int64])] = []
         for row in rows {

@@ -8,7 +8,12 @@ extension ManagedObjectContext {
         var countFailures: [StrataError] = []
         failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
         failures += countFailures
-        for object in deleted { failures += denials(ofDeleting: object) }
+        // Most schemas have no `.deny` rule: then no deleted object is looked at.
+        if !deleted.isEmpty, schema.entities.contains(where: \.deniesDeletion) {
+            for object in deleted where object.persistentBacking.entity?.deniesDeletion == true {
+                failures += denials(ofDeleting: object)
+            }
+        }
         guard !failures.isEmpty else { return }
         if failures.count == 1 { throw failures[0] }
         throw StrataError(

@@ -35,6 +35,8 @@ public final class EntityDescription: @unchecked Sendable {
     /// columns (foreign keys), so hot paths skip entities without any.
     package let relationshipOrdinals: [Int]
     package let toOneColumnOrdinals: [Int]
+    /// Whether a relationship's `.deny` rule can refuse deleting an object.
+    package let deniesDeletion: Bool
     /// For each ordinal: whether it is a to-one relationship stored in a column.
     package let isToOneColumn: [Bool]
     /// Whether every property is stored in a column, in ordinal order (values
@@ -86,6 +88,7 @@ public final class EntityDescription: @unchecked Sendable {
         }
         self.relationshipOrdinals = relationshipOrdinals
         self.toOneColumnOrdinals = toOneColumnOrdinals
+        self.deniesDeletion = properties.contains { if case .relationship(let r) = $0 { r.deleteRule == .deny } else { false } }
         self.isToOneColumn = isToOneColumn
         self.columnsAreOrdinals = columnOrdinals.count == properties.count
     }

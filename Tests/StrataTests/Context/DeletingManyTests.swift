@@ -1,0 +1,76 @@
+import Foundation
+import Strata
+import Testing
+
+/// Saves that delete many objects at once, in runs of consecutive keys with
+/// gaps between them (which a store may delete by key range): exactly the
+/// deleted rows go, and a row changed or deleted elsewhere meanwhile is a
+/// conflict that leaves every row in place.
+@Suite("Deleting many objects")
+struct DeletingManyTests {
+    /// Saves `count` books, titled and dated by their number.
+    private func saveBooks(_ count: Int, in stack: TestStack) throws {
+        try stack.container.perform { context throws in
+            for number in 1...count { context.insert(Book(title: "\(number)", year: number)) }
+            try context.save()
+        }
+    }
+
+    private func storedTitles(_ stack: TestStack) throws -> [String] {
+        try stack.container.perform { context throws in
+            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title)
+        }
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func runsWithGapsDeleteOnlyTheListedRows(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try saveBooks(40, in: stack)
+        let context = stack.container.newContext()
+        let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])
+        // Three runs, then single rows: 1–9, 11–19, 21–30, 32, 34, …, 40.
+        let doomed = Set(1...9).union(11...19).union(21...30).union(stride(from: 32, through: 40, by: 2))
+        for book in try context.fetch(request) where doomed.contains(book.year) { context.delete(book) }
+        try context.save()
+        #expect(try storedTitles(stack) == ["10", "20", "31", "33", "35", "37", "39"])
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aRunWithARowChangedElsewhereIsAConflictAndDeletesNothing(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try saveBooks(30, in: stack)
+        let mine = stack.container.newContext()
+        mine.mergePolicy = .error
+        let books = try mine.fetch(FetchRequest<Book>())
+        for book in books { _ = book.title }
+        try stack.container.perform { theirs throws in
+            let book = try #require(try theirs.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 17 })).first)
+            book.rating = 5
+            try theirs.save()
+        }
+        for book in books { mine.delete(book) }
+        let error = try #require(throws: StrataError.self) { try mine.save() }
+        #expect(error.code == .mergeConflict)
+        #expect(error.conflicts.count == 1)
+        #expect(try storedTitles(stack).count == 30, "the save wrote nothing")
+        #expect(mine.deletedObjects.count == 30, "the deletions are still there to resolve")
+    }
+
+    @Test(arguments: testedStoreKinds)
+    func aRunWithARowDeletedElsewhereIsResolvedByThePolicy(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try saveBooks(30, in: stack)
+        let mine = stack.container.newContext()
+        mine.mergePolicy = .mergeByPropertyObjectTrump
+        let books = try mine.fetch(FetchRequest<Book>())
+        try stack.container.perform { theirs throws in
+            for book in try theirs.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 5 || $0.year == 25 })) {
+                theirs.delete(book)
+            }
+            try theirs.save()
+        }
+        for book in books where book.year <= 20 { mine.delete(book) }
+        try mine.save()
+        #expect(try storedTitles(stack) == (21...30).filter { $0 != 25 }.map(String.init))
+    }
+}
