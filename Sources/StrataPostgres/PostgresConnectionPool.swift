@@ -72,6 +72,11 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
             host: description.host, port: description.port, username: description.username,
             password: description.password, database: description.database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
+        if let timeout = description.queryLimit {
+            // The server cancels a statement that runs longer (waiting for a lock
+            // counts), so nothing it was doing commits after the caller gave up.
+            configuration.options.additionalStartupParameters.append(("statement_timeout", "\(PostgresSession.milliseconds(timeout))"))
+        }
         return configuration
     }
 
@@ -96,12 +101,16 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     }
 
     /// Runs `body` with a connection of the pool, waiting for one when all are busy.
-    func withSession<Result>(_ body: (PostgresSession) throws(StrataError) -> Result) throws(StrataError) -> Result {
+    /// A `timeLimited` session gives up on a statement the server has not
+    /// answered within the description's `queryTimeout` (see ``PostgresSession/answer(to:doing:)``).
+    func withSession<Result>(
+        timeLimited: Bool = true, _ body: (PostgresSession) throws(StrataError) -> Result
+    ) throws(StrataError) -> Result {
         try Self.refuseOnEventLoop()
         // In a migration, a failed statement must not end its transaction.
         if let pinned { return try pinned.withSavepoint(body) }
         let connection = try lease()
-        let session = PostgresSession(connection: connection)
+        let session = PostgresSession(connection: connection, queryTimeout: timeLimited ? description.queryLimit : nil)
         do throws(StrataError) {
             let result = try body(session)
             giveBack(connection)
@@ -112,13 +121,16 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         }
     }
 
-    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// Runs `body` in one transaction: committed when it returns, rolled back
+    /// when it throws. One that is not `timeLimited` (opening and migrating a
+    /// store, which may rewrite whole tables) waits as long as its statements run.
     func withTransaction<Result>(
-        isolation: String = "READ COMMITTED", _ body: (PostgresSession) throws(StrataError) -> Result
+        isolation: String = "READ COMMITTED", timeLimited: Bool = true, _ body: (PostgresSession) throws(StrataError) -> Result
     ) throws(StrataError) -> Result {
         if let pinned { return try pinned.withSavepoint(body) }
-        return try withSession { session throws(StrataError) in
+        return try withSession(timeLimited: timeLimited) { session throws(StrataError) in
             try session.execute("BEGIN ISOLATION LEVEL \(isolation)")
+            if !timeLimited, description.queryLimit != nil { try session.execute("SET LOCAL statement_timeout = 0") }
             do throws(StrataError) {
                 let result = try body(session)
                 try session.execute("COMMIT")
@@ -231,6 +243,8 @@ enum PostgresArgument: Sendable {
 /// ```
 struct PostgresSession {
     let connection: PostgresConnection
+    /// How long the server may take over a statement (nil: no limit); see ``answer(to:doing:)``.
+    let queryTimeout: Duration?
 
     /// The rows a statement returns.
     @discardableResult
@@ -263,11 +277,7 @@ struct PostgresSession {
     func execute(_ sql: String, arguments: [PostgresArgument], meanwhile: () -> Void) throws(StrataError) -> Int {
         let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: try bindings(arguments)), logger: PostgresConnectionPool.logger)
         meanwhile()
-        do {
-            return try query.wait().metadata.rows ?? 0
-        } catch {
-            throw Self.translate(error, doing: "running \(sql.prefix(300))")
-        }
+        return try answer(to: query, doing: "running \(sql.prefix(300))").metadata.rows ?? 0
     }
 
     /// `body` in a savepoint of the open transaction: released when it
@@ -363,11 +373,8 @@ struct PostgresSession {
     }
 
     private func result(_ sql: String, _ bindings: PostgresBindings) throws(StrataError) -> PostgresQueryResult {
-        do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresConnectionPool.logger).wait()
-        } catch {
-            throw Self.translate(error, doing: "running \(sql.prefix(300))")
-        }
+        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresConnectionPool.logger)
+        return try answer(to: query, doing: "running \(sql.prefix(300))")
     }
 
 
@@ -393,6 +400,11 @@ struct PostgresSession {
             switch state {
             case "23505": return StrataError(.uniquenessConflict, text)
             case "55P03": return StrataError(.postgres, text, underlyingError: PostgresLockTimeout())
+            case "57014" where message.contains("statement timeout"):
+                return StrataError(
+                    .postgres,
+                    text + "; a statement that runs longer than the store description's queryTimeout is canceled, "
+                        + "and what it did is rolled back")
             case "23503", "23502", "23514": return StrataError(.validation, text)
             case "P0001":
                 if let failure = CheckedArithmetic.failure(forMessage: message) { return failure }

@@ -145,8 +145,7 @@ extension PostgresStore {
         let total = chain.totalUnitCount
         // A lock that other sessions hold is waited for this long; meanwhile
         // their new queries queue behind the migration's request.
-        let timeout = description.migrationLockTimeout.components
-        let milliseconds = max(1, timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = min(PostgresSession.milliseconds(description.migrationLockTimeout), Int64(Int32.max))
         try session.execute("SET LOCAL lock_timeout = \(milliseconds)")
         var completed = 0
         var recorded = fingerprint

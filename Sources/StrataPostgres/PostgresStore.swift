@@ -104,7 +104,7 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         layout: PostgresLayout, pool: PostgresConnectionPool, description: PostgresStoreDescription, schema: Schema,
         writeLock: Int64, readOnly: Bool, options: StoreOptions, opening: StoreOpening
     ) throws(StrataError) -> Opened {
-        try pool.withTransaction { session throws(StrataError) in
+        try pool.withTransaction(timeLimited: false) { session throws(StrataError) in
             if !readOnly {
                 try session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(writeLock)])
                 try session.execute("CREATE SCHEMA IF NOT EXISTS \(quote(layout.namespace))")

@@ -46,6 +46,14 @@ public struct PostgresStoreDescription: Sendable, Hashable {
     /// server behind it, which would otherwise hear nothing more, and say nothing.
     /// Intervals under 100 ms count as 100 ms.
     public var listenerCheckInterval: Duration = .seconds(15)
+    /// How long one statement may run. The server cancels a statement that
+    /// runs longer (waiting for a lock counts), which rolls back what it did,
+    /// and the call fails with `.postgres`. A server that gives no answer at
+    /// all, stopped or cut off by the network, is given up on a second later:
+    /// the connection is closed and the next call opens a new one. Opening and
+    /// migrating a store are not limited. Nil or zero: no limit; at most
+    /// 24 days (PostgreSQL's own limit) count.
+    public var queryTimeout: Duration? = .seconds(60)
 
     public init(
         host: String, port: Int = 5432, database: String, username: String, password: String? = nil,
@@ -63,8 +71,8 @@ public struct PostgresStoreDescription: Sendable, Hashable {
 
     /// A description from a connection URL:
     /// `postgres://user[:password]@host[:port]/database[?schema=name&sslmode=disable|prefer|require&pool=n]`,
-    /// also `migration_lock_timeout=5s` (or `500ms`), `migration_attempts=n` and
-    /// `listener_check=15s`
+    /// also `migration_lock_timeout=5s` (or `500ms`), `migration_attempts=n`,
+    /// `listener_check=15s` and `query_timeout=60s` (or `none`)
     /// (`postgresql://` too; user and password percent-encoded). Anything it
     /// cannot read fails with `.invalidStoreLocation`, naming the part.
     public init(url text: String) throws(StrataError) {
@@ -105,6 +113,15 @@ public struct PostgresStoreDescription: Sendable, Hashable {
                     throw refuse("has migration_attempts \(value); use a positive number")
                 }
                 migrationAttempts = attempts
+            case "query_timeout":
+                if value == "none" {
+                    queryTimeout = nil
+                } else {
+                    guard let timeout = Self.duration(value) else {
+                        throw refuse("has query_timeout \(value); use milliseconds or seconds, as 500ms or 60s, or none")
+                    }
+                    queryTimeout = timeout
+                }
             case "listener_check":
                 guard let interval = Self.duration(value) else {
                     throw refuse("has listener_check \(value); use milliseconds or seconds, as 500ms or 15s")
@@ -114,6 +131,12 @@ public struct PostgresStoreDescription: Sendable, Hashable {
                 throw refuse("has an option Strata does not know: \(item.name)")
             }
         }
+    }
+
+    /// `queryTimeout` as the store applies it: positive, at most `Int32.max` milliseconds.
+    var queryLimit: Duration? {
+        guard let queryTimeout, queryTimeout > .zero else { return nil }
+        return min(queryTimeout, .milliseconds(Int64(Int32.max)))
     }
 
     /// A positive duration written as `500ms` or `5s`.

@@ -10,7 +10,7 @@ struct PostgresStoreDescriptionTests {
     func aURLGivesEveryPart() throws {
         let description = try PostgresStoreDescription(
             url: "postgresql://app%40web:s%3Acret@db.internal:6543/library?schema=books&sslmode=require&pool=16"
-                + "&migration_lock_timeout=750ms&migration_attempts=9&listener_check=2s")
+                + "&migration_lock_timeout=750ms&migration_attempts=9&listener_check=2s&query_timeout=30s")
         #expect(description.host == "db.internal")
         #expect(description.port == 6543)
         #expect(description.database == "library")
@@ -22,12 +22,15 @@ struct PostgresStoreDescriptionTests {
         #expect(description.migrationLockTimeout == .milliseconds(750))
         #expect(description.migrationAttempts == 9)
         #expect(description.listenerCheckInterval == .seconds(2))
+        #expect(description.queryTimeout == .seconds(30))
+        #expect(try PostgresStoreDescription(url: "postgres://u@h/d?query_timeout=none").queryTimeout == nil)
         #expect(try PostgresStoreDescription(url: "postgres://u@h/d?migration_lock_timeout=2s").migrationLockTimeout == .seconds(2))
 
         let plain = try PostgresStoreDescription(url: "postgres://strata@localhost/strata")
         #expect(plain.port == 5432 && plain.password == nil && plain.schemaName == "public" && plain.tls == .prefer)
         #expect(plain.migrationLockTimeout == .seconds(5) && plain.migrationAttempts == 5)
         #expect(plain.listenerCheckInterval == .seconds(15))
+        #expect(plain.queryTimeout == .seconds(60))
     }
 
     @Test(arguments: [
@@ -42,6 +45,8 @@ struct PostgresStoreDescriptionTests {
         ("postgres://u@h/d?migration_lock_timeout=0s", "migration_lock_timeout"),
         ("postgres://u@h/d?migration_attempts=0", "migration_attempts"),
         ("postgres://u@h/d?listener_check=often", "listener_check"),
+        ("postgres://u@h/d?query_timeout=0ms", "query_timeout"),
+        ("postgres://u@h/d?query_timeout=never", "query_timeout"),
         ("postgres://u@h/d?timeout=5", "does not know: timeout"),
     ])
     func anUnreadableURLIsRefusedWithTheReason(_ url: String, _ reason: String) {
