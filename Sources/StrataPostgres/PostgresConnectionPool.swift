@@ -32,7 +32,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     let maximum: Int
     private let configuration: PostgresConnection.Configuration
     private let condition = NSCondition()
-    private var idle: [PostgresConnection] = []
+    private var idle: [PooledConnection] = []
     private var openCount = 0
     private var isClosed = false
     private var nextID = 0
@@ -110,7 +110,9 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         // In a migration, a failed statement must not end its transaction.
         if let pinned { return try pinned.withSavepoint(body) }
         let connection = try lease()
-        let session = PostgresSession(connection: connection, queryTimeout: timeLimited ? description.queryLimit : nil)
+        let session = PostgresSession(
+            connection: connection.connection, queryTimeout: timeLimited ? description.queryLimit : nil,
+            preparedStatements: connection.preparedStatements)
         do throws(StrataError) {
             let result = try body(session)
             giveBack(connection)
@@ -142,7 +144,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         }
     }
 
-    private func lease() throws(StrataError) -> PostgresConnection {
+    private func lease() throws(StrataError) -> PooledConnection {
         condition.lock()
         while true {
             if isClosed {
@@ -150,7 +152,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
                 throw StrataError(.storeNotLoaded, "The PostgreSQL store was closed")
             }
             while let connection = idle.popLast() {
-                if !connection.isClosed {
+                if !connection.connection.isClosed {
                     condition.unlock()
                     return connection
                 }
@@ -160,7 +162,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
                 openCount += 1
                 condition.unlock()
                 do {
-                    return try connect()
+                    return PooledConnection(connection: try connect())
                 } catch {
                     condition.locked { openCount -= 1 }
                     condition.signal()
@@ -171,12 +173,12 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         }
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
+    private func giveBack(_ connection: PooledConnection) {
         condition.lock()
-        if connection.isClosed || isClosed {
+        if connection.connection.isClosed || isClosed {
             openCount -= 1
             condition.unlock()
-            if isClosed { connection.closeKeepingAlive() }
+            if isClosed { connection.connection.closeKeepingAlive() }
         } else {
             idle.append(connection)
             condition.unlock()
@@ -188,7 +190,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     func close() {
         // A pinned session belongs to the migration that lent it.
         if pinned != nil { return }
-        let connections = condition.locked { () -> [PostgresConnection] in
+        let connections = condition.locked { () -> [PooledConnection] in
             isClosed = true
             defer { idle = [] }
             openCount -= idle.count
@@ -196,11 +198,11 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         }
         condition.broadcast()
         // Not waited for: closing may be asked from any thread, an event loop's too.
-        for connection in connections { connection.closeKeepingAlive() }
+        for connection in connections { connection.connection.closeKeepingAlive() }
     }
 
     deinit {
-        for connection in idle { connection.closeKeepingAlive() }
+        for connection in idle { connection.connection.closeKeepingAlive() }
     }
 
     private static func refuseOnEventLoop() throws(StrataError) {
@@ -245,6 +247,8 @@ struct PostgresSession {
     let connection: PostgresConnection
     /// How long the server may take over a statement (nil: no limit); see ``answer(to:doing:)``.
     let queryTimeout: Duration?
+    /// What the connection has prepared (see ``preparedRows(_:_:)``); nil: prepare nothing.
+    var preparedStatements: PreparedStatements? = nil
 
     /// The rows a statement returns.
     @discardableResult
@@ -393,13 +397,20 @@ struct PostgresSession {
     /// violations get Strata's own codes.
     static func translate(_ error: any Error, doing: String) -> StrataError {
         if let error = error as? StrataError { return error }
-        if let error = error as? PSQLError {
-            let message = error.serverInfo?[.message] ?? "\(error.code)"
-            let state = error.serverInfo?[.sqlState]
+        // Prepared statements report through postgres-nio's older `PostgresError`.
+        let reported: (message: String, state: String?)? = if let error = error as? PSQLError {
+            (error.serverInfo?[.message] ?? "\(error.code)", error.serverInfo?[.sqlState])
+        } else if case .server(let info)? = error as? PostgresError {
+            (info.fields[.message] ?? "\(info)", info.fields[.sqlState])
+        } else {
+            nil
+        }
+        if let (message, state) = reported {
             let text = "PostgreSQL: \(message)" + (state.map { " (SQLSTATE \($0))" } ?? "") + ", \(doing)"
             switch state {
             case "23505": return StrataError(.uniquenessConflict, text)
             case "55P03": return StrataError(.postgres, text, underlyingError: PostgresLockTimeout())
+            case "26000": return StrataError(.postgres, text, underlyingError: PreparedStatements.Missing())
             case "57014" where message.contains("statement timeout"):
                 return StrataError(
                     .postgres,

@@ -44,7 +44,7 @@ extension PostgresSession {
 
     /// The value of a binary cell of a type Strata's tables use; nil for other
     /// types, or a length that does not fit (postgres-nio's decoding then says why).
-    private static func binaryValue(_ bytes: ByteBuffer, type: UInt32) -> StoredValue? {
+    static func binaryValue(_ bytes: ByteBuffer, type: UInt32) -> StoredValue? {
         let start = bytes.readerIndex, length = bytes.readableBytes
         switch type {
         case ObjectType.int8 where length == 8: return bytes.getInteger(at: start, as: Int64.self).map { .integer($0) }

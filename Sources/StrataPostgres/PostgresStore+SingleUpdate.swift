@@ -37,9 +37,9 @@ extension PostgresStore {
         let statement = layout.updateSQL(
             entityIndex: update.entityIndex, columns: update.columns, checkingVersion: checksVersion, alsoRequiring: unchanged)
         let rows = try pool.withSession { session throws(StrataError) in
-            try session.rows("WITH changed AS (\(statement)) SELECT \(PostgresLayout.versionColumn), \(notify) FROM changed", arguments)
+            try session.preparedValues("WITH changed AS (\(statement)) SELECT \(PostgresLayout.versionColumn), \(notify) FROM changed", arguments)
         }
-        guard let cell = rows.first?.first(where: { _ in true }), let version = try PostgresSession.integer(cell) else { return nil }
+        guard case .integer(let version) = rows.first?.first else { return nil }
 
         var changes = ChangeSet(storeIdentifier: identifier)
         changes.author = request.author

@@ -153,6 +153,14 @@ struct PostgresMigrationTests {
             for index in 0..<200 { context.insert(NotesV1.Note(title: "note \(index)", body: "body \(index)")) }
             try context.save()
         }
+        // One-row saves, whose statement version 1's connection prepares and keeps.
+        for round in 0..<3 {
+            try v1.perform { context in
+                let note = try #require(try context.fetch(FetchRequest<NotesV1.Note>()).first)
+                note.title = "note 0, round \(round)"
+                try context.save()
+            }
+        }
 
         // Four servers of version 3 start together while version 1 still runs.
         let reports = Mutex<[MigrationProgress]>([])
