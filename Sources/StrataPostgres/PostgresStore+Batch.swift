@@ -32,17 +32,14 @@ extension PostgresStore {
             guard !rows.isEmpty else { return }
             let entity = schema.entities[entityIndex]
             let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(rows.count), in: session)
-            var bound: [[StoredValue]] = []
-            bound.reserveCapacity(rows.count)
-            for (offset, values) in rows.enumerated() {
-                let key = first + Int64(offset)
-                result.primaryKeys.append(key)
-                bound.append(layout.insertValues(entityIndex: entityIndex, primaryKey: key, values: values))
+            let newKeys = rows.indices.map { first + Int64($0) }
+            result.primaryKeys += newKeys
+            for (key, values) in zip(newKeys, rows) {
                 result.changes.inserted.append(ChangeSet.Row(
                     objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
                     entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
             }
-            try insertRows(bound, entityIndex: entityIndex, in: session)
+            try insertRows(keys: newKeys, rows: rows, entityIndex: entityIndex, in: session)
             let keys = PostgresArgument.keys(result.primaryKeys)
             for owner in orderedOwners(of: entityIndex) {
                 let column = layout.entities[entityIndex].columns[owner.column]

@@ -77,13 +77,11 @@ extension PostgresStore {
             }
             if !inserts.isEmpty {
                 let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(inserts.count), in: session)
-                var bound: [[StoredValue]] = []
-                for (offset, row) in inserts.enumerated() {
-                    let key = first + Int64(offset)
-                    bound.append(layout.insertValues(entityIndex: entityIndex, primaryKey: key, values: rows.values[row]))
+                let keys = inserts.indices.map { first + Int64($0) }
+                for (key, row) in zip(keys, inserts) {
                     folded[key] = (true, 1, Dictionary(uniqueKeysWithValues: allColumns.map { ($0, rows.values[row][$0]) }))
                 }
-                try insertRows(bound, entityIndex: entityIndex, in: session)
+                try insertRows(keys: keys, rows: inserts.map { rows.values[$0] }, entityIndex: entityIndex, in: session)
             }
             if options.historyTracking, options.recordsValueChanges { previous.rows[entityIndex] = old }
             try record(folded, entity: entity, old: old, into: &result, in: session)

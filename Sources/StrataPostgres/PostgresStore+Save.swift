@@ -88,7 +88,7 @@ extension PostgresStore {
             result.insertedKeys.append(key)
             result.assignedKeys[insert.temporaryKey] = key
         }
-        var rowsByEntity: [Int: [[StoredValue]]] = [:]
+        var rowsByEntity: [Int: (keys: [Int64], rows: [[StoredValue]])] = [:]
         for (insert, key) in zip(request.inserts, result.insertedKeys) {
             var values = insert.values
             for reference in insert.pendingReferences {
@@ -97,39 +97,69 @@ extension PostgresStore {
                 }
                 values[reference.column] = .integer(target)
             }
-            rowsByEntity[insert.entityIndex, default: []].append(
-                layout.insertValues(entityIndex: insert.entityIndex, primaryKey: key, values: values))
+            rowsByEntity[insert.entityIndex, default: ([], [])].keys.append(key)
+            rowsByEntity[insert.entityIndex, default: ([], [])].rows.append(values)
             let entity = schema.entities[insert.entityIndex]
             result.changes.inserted.append(ChangeSet.Row(
                 objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
                 entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
         }
-        for (entityIndex, rows) in rowsByEntity.sorted(by: { $0.key < $1.key }) {
-            try insertRows(rows, entityIndex: entityIndex, in: session)
+        for (entityIndex, entityRows) in rowsByEntity.sorted(by: { $0.key < $1.key }) {
+            try insertRows(keys: entityRows.keys, rows: entityRows.rows, entityIndex: entityIndex, in: session)
         }
     }
 
-    /// Inserts an entity's rows (key, version, columns with their folded
-    /// twins) with one binary array per column, 10,000 rows a statement.
-    func insertRows(_ rows: [[StoredValue]], entityIndex: Int, in session: PostgresSession) throws(StrataError) {
+    /// Inserts an entity's rows at version 1, `rows[i]` (values in column
+    /// order) under `keys[i]`, with one binary array per column and per
+    /// folded twin, 10,000 rows a statement. The arrays are made from the rows
+    /// as they are: a row of key, version and twins is made only for a chunk
+    /// whose values cannot go as arrays.
+    func insertRows(keys: [Int64], rows: [[StoredValue]], entityIndex: Int, in session: PostgresSession) throws(StrataError) {
         let sql = layout.insertSQL(entityIndex: entityIndex)
-        let types = ["bigint", "bigint"] + columnTypes(entityIndex: entityIndex, columns: Array(layout.entities[entityIndex].columns.indices))
-        guard let width = rows.first?.count, width == types.count else { return try insertRows(rows, sql: sql, in: session) }
-        let head = String(sql[..<(sql.range(of: " VALUES ")?.lowerBound ?? sql.endIndex)])
-        let unnest = " SELECT * FROM unnest(" + types.enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }.joined(separator: ", ") + ")"
-        for start in stride(from: 0, to: rows.count, by: 10_000) {
-            let chunk = rows[start..<min(start + 10_000, rows.count)]
-            var columns: [PostgresArgument] = []
-            for (index, type) in types.enumerated() {
-                guard let column = PostgresColumnArray(sqlType: type, values: chunk.map { $0[index] }) else {
-                    try insertRows(Array(chunk), sql: sql, in: session)
-                    columns = []
-                    break
-                }
-                columns.append(.column(column))
-            }
-            if !columns.isEmpty { try session.execute(head + unnest, arguments: columns) }
+        let entityLayout = layout.entities[entityIndex]
+        let width = entityLayout.columns.count
+        func fullRows(_ range: Range<Int>) -> [[StoredValue]] {
+            range.map { layout.insertValues(entityIndex: entityIndex, primaryKey: keys[$0], values: rows[$0]) }
         }
+        guard keys.count == rows.count, rows.allSatisfy({ $0.count == width }) else {
+            return try insertRows(fullRows(0..<min(keys.count, rows.count)), sql: sql, in: session)
+        }
+        let types = columnTypes(entityIndex: entityIndex, columns: Array(0..<width))
+        let head = String(sql[..<(sql.range(of: " VALUES ")?.lowerBound ?? sql.endIndex)])
+        let unnest = " SELECT * FROM unnest(" + (["bigint", "bigint"] + types).enumerated().map { "$\($0.offset + 1)::\($0.element)[]" }
+            .joined(separator: ", ") + ")"
+        for start in stride(from: 0, to: rows.count, by: 10_000) {
+            let range = start..<min(start + 10_000, rows.count)
+            if let columns = columnArrays(keys: keys[range], rows: rows[range], types: types, folded: entityLayout.foldedColumns) {
+                try session.execute(head + unnest, arguments: columns)
+            } else {
+                try insertRows(fullRows(range), sql: sql, in: session)
+            }
+        }
+    }
+
+    /// Key, version and each column (and folded twin) of `rows` as binary
+    /// arrays of `types`; nil when a column's values do not fit its type or one
+    /// statement.
+    private func columnArrays(
+        keys: ArraySlice<Int64>, rows: ArraySlice<[StoredValue]>, types: [String], folded: [String?]
+    ) -> [PostgresArgument]? {
+        guard let key = PostgresColumnArray(sqlType: "bigint", values: keys.map { .integer($0) }),
+              let version = PostgresColumnArray(sqlType: "bigint", values: Array(repeating: .integer(1), count: keys.count)) else { return nil }
+        var columns: [PostgresArgument] = [.column(key), .column(version)]
+        var type = 0
+        for column in folded.indices {
+            let values = rows.map { $0[column] }
+            guard let array = PostgresColumnArray(sqlType: types[type], values: values) else { return nil }
+            columns.append(.column(array))
+            type += 1
+            if folded[column] != nil {
+                guard let twin = PostgresColumnArray(sqlType: types[type], values: values.map(PostgresLayout.folded)) else { return nil }
+                columns.append(.column(twin))
+                type += 1
+            }
+        }
+        return columns
     }
 
     /// Inserts rows with multi-row `VALUES` lists, in chunks PostgreSQL's
