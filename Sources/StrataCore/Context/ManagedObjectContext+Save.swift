@@ -121,13 +121,16 @@ extension ManagedObjectContext {
         for delete in deletes { counts[delete.entityIndex] += 1 }
         // Deleting every registered object of an entity empties its map at once
         // (the deleted objects are registered, each under its own key).
-        for (entityIndex, count) in counts.enumerated() where count > 0 && count == registry[entityIndex].count {
-            registry[entityIndex].removeAll()
+        var emptiedEveryMap = true
+        for (entityIndex, count) in counts.enumerated() where count > 0 {
+            if count == registry[entityIndex].count { registry[entityIndex].removeAll() } else { emptiedEveryMap = false }
         }
         for object in deleted {
             let backing = object.persistentBacking
-            let entityIndex = backing.entity!.index
-            if !registry[entityIndex].isEmpty { registry[entityIndex][backing.primaryKey!] = nil }
+            if !emptiedEveryMap {
+                let entityIndex = backing.entity!.index
+                if !registry[entityIndex].isEmpty { registry[entityIndex][backing.primaryKey!] = nil }
+            }
             backing.invalidate()
         }
     }

@@ -192,12 +192,13 @@ public final class ManagedObjectContext {
 
     func deleteObject(_ object: any PersistentModel) {
         let backing = object.persistentBacking
-        guard backing.coordinator === self else { return }
+        // The token is this context's alone: comparing it spares loading the context.
+        guard backing.contextToken === contextToken else { return }
         switch backing.state {
         case .inserted:
             object.prepareForDeletion()
             if undoManager != nil { recordUndoStep(.removal(object, relations: loadedRelations(of: object))) }
-            applyDeleteRules(to: object)
+            applyDeleteRules(to: object, backing: backing)
             tracker.removeInserted(key: backing.temporaryKey!)
             backing.invalidate()
         case .registered:
@@ -206,7 +207,7 @@ public final class ManagedObjectContext {
             if undoManager != nil { recordUndoStep(.removal(object, relations: loadedRelations(of: object))) }
             backing.state = .deleted
             tracker.delete(object)
-            applyDeleteRules(to: object)
+            applyDeleteRules(to: object, backing: backing)
         default:
             return
         }
@@ -214,8 +215,8 @@ public final class ManagedObjectContext {
     }
 
     /// Nullifies or cascades relationships of a deleted object, in memory.
-    private func applyDeleteRules(to object: any PersistentModel) {
-        guard let entity = object.persistentBacking.entity else { return }
+    private func applyDeleteRules(to object: any PersistentModel, backing: ModelBacking) {
+        guard let entity = backing.entity, !entity.relationshipOrdinals.isEmpty else { return }
         for ordinal in entity.relationshipOrdinals {
             guard case .relationship(let relationship) = entity.properties[ordinal] else { continue }
             let inverse = entity.inverseOrdinalByOrdinal[ordinal]
