@@ -54,7 +54,9 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         self.description = description
         maximum = 1
         configuration = try Self.configuration(description)
-        pinned = session
+        // A migration's statements run inside its transaction, where a prepared
+        // statement the server lost could not be run again unprepared.
+        pinned = PostgresSession(connection: session.connection, queryTimeout: session.queryTimeout)
     }
 
     static func configuration(_ description: PostgresStoreDescription) throws(StrataError) -> PostgresConnection.Configuration {
@@ -72,11 +74,6 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
             host: description.host, port: description.port, username: description.username,
             password: description.password, database: description.database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
-        if let timeout = description.queryLimit {
-            // The server cancels a statement that runs longer (waiting for a lock
-            // counts), so nothing it was doing commits after the caller gave up.
-            configuration.options.additionalStartupParameters.append(("statement_timeout", "\(PostgresSession.milliseconds(timeout))"))
-        }
         return configuration
     }
 
@@ -132,7 +129,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         if let pinned { return try pinned.withSavepoint(body) }
         return try withSession(timeLimited: timeLimited) { session throws(StrataError) in
             try session.execute("BEGIN ISOLATION LEVEL \(isolation)")
-            if !timeLimited, description.queryLimit != nil { try session.execute("SET LOCAL statement_timeout = 0") }
+            // Unlimited, whatever the connection, role or database would set.
+            if !timeLimited { try session.execute("SET LOCAL statement_timeout = 0") }
             do throws(StrataError) {
                 let result = try body(session)
                 try session.execute("COMMIT")
@@ -162,7 +160,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
                 openCount += 1
                 condition.unlock()
                 do {
-                    return PooledConnection(connection: try connect())
+                    return try startSession(on: connect())
                 } catch {
                     condition.locked { openCount -= 1 }
                     condition.signal()
@@ -171,6 +169,22 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
             }
             condition.wait()
         }
+    }
+
+    /// A new connection ready for the pool: the server cancels its statements
+    /// that run longer than `queryTimeout` (waiting for a lock counts), so
+    /// nothing commits after the caller gave up. Set by a statement, not a
+    /// startup parameter, which poolers such as PgBouncer refuse.
+    private func startSession(on connection: PostgresConnection) throws(StrataError) -> PooledConnection {
+        guard let timeout = description.queryLimit else { return PooledConnection(connection: connection) }
+        do {
+            try PostgresSession(connection: connection, queryTimeout: timeout)
+                .execute("SET statement_timeout = \(PostgresSession.milliseconds(timeout))")
+        } catch {
+            connection.closeKeepingAlive()
+            throw error
+        }
+        return PooledConnection(connection: connection)
     }
 
     private func giveBack(_ connection: PooledConnection) {
@@ -247,7 +261,7 @@ struct PostgresSession {
     let connection: PostgresConnection
     /// How long the server may take over a statement (nil: no limit); see ``answer(to:doing:)``.
     let queryTimeout: Duration?
-    /// What the connection has prepared (see ``preparedRows(_:_:)``); nil: prepare nothing.
+    /// What the connection has prepared (see ``preparedValues(_:_:)``); nil: prepare nothing.
     var preparedStatements: PreparedStatements? = nil
 
     /// The rows a statement returns.
@@ -411,11 +425,11 @@ struct PostgresSession {
             case "23505": return StrataError(.uniquenessConflict, text)
             case "55P03": return StrataError(.postgres, text, underlyingError: PostgresLockTimeout())
             case "26000": return StrataError(.postgres, text, underlyingError: PreparedStatements.Missing())
-            case "57014" where message.contains("statement timeout"):
+            case "57014":
                 return StrataError(
                     .postgres,
-                    text + "; a statement that runs longer than the store description's queryTimeout is canceled, "
-                        + "and what it did is rolled back")
+                    text + "; a statement that runs longer than the store description's queryTimeout, or that the "
+                        + "server is asked to cancel, is canceled, and what it did is rolled back")
             case "23503", "23502", "23514": return StrataError(.validation, text)
             case "P0001":
                 if let failure = CheckedArithmetic.failure(forMessage: message) { return failure }

@@ -95,8 +95,9 @@ extension PostgresSession {
         return values
     }
 
-    /// `sql` with each `$n` written as `$m::type` (numbered among the values
-    /// that are not NULL) or `NULL`, and the values to bind.
+    /// `sql` with each `$n` outside quotes written as `$m::type` (numbered
+    /// among the values that are not NULL) or `NULL`, and the values to bind.
+    /// Quoted names and literals are copied as they are.
     static func typedStatement(_ sql: String, _ values: [StoredValue]) -> (sql: String, bound: [PostgresData]) {
         var numbers = [Int](repeating: 0, count: values.count)
         var bound: [PostgresData] = []
@@ -108,8 +109,18 @@ extension PostgresSession {
         var typed = ""
         typed.reserveCapacity(sql.utf8.count + 8 * values.count)
         var scalars = sql.unicodeScalars[...]
-        while let dollar = scalars.firstIndex(of: "$") {
-            typed.unicodeScalars.append(contentsOf: scalars[..<dollar])
+        while let special = scalars.firstIndex(where: { $0 == "$" || $0 == "\"" || $0 == "'" }) {
+            typed.unicodeScalars.append(contentsOf: scalars[..<special])
+            let mark = scalars[special]
+            guard mark == "$" else {
+                // To the closing quote; a doubled quote inside reads as a close and a reopen.
+                let rest = scalars[scalars.index(after: special)...]
+                let end = rest.firstIndex(of: mark).map { scalars.index(after: $0) } ?? scalars.endIndex
+                typed.unicodeScalars.append(contentsOf: scalars[special..<end])
+                scalars = scalars[end...]
+                continue
+            }
+            let dollar = special
             let digits = scalars[scalars.index(after: dollar)...].prefix { ("0"..."9").contains($0) }
             scalars = scalars[digits.endIndex...]
             guard let number = Int(String(digits)), (1...values.count).contains(number) else {

@@ -44,7 +44,8 @@ extension PostgresSession {
             throw StrataError(
                 .postgres,
                 "PostgreSQL gave no answer within \(Self.milliseconds(patience)) ms, \(doing()); the connection was closed. "
-                    + "The server rolls back a transaction whose connection closes before its COMMIT arrives")
+                    + "The server rolls back a transaction whose connection closes before its COMMIT arrives; "
+                    + "a COMMIT or a one-statement save it had received may still have taken effect")
         }
         answered.unlock()
         do {

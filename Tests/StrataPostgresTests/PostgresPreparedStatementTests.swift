@@ -13,22 +13,16 @@ struct PostgresPreparedStatementTests {
         let (sql, bound) = PostgresSession.typedStatement("SET a = $2, b = $10, c = $1 WHERE d = $3 AND e = $4 AND f = $5 AND g = $6 AND '$x' = $7", values)
         #expect(sql == "SET a = NULL, b = $8::text, c = $1::int8 WHERE d = $2::text AND e = $3::float8 AND f = $4::bytea AND g = NULL AND '$x' = $5::int8")
         #expect(bound.count == 8)
+        let quoted = PostgresSession.typedStatement(#"UPDATE "tenant$1"."T" SET "a$2" = $2 WHERE pk = $1 AND k = 'it''s $1'"#, [.integer(7), .null])
+        #expect(quoted.sql == #"UPDATE "tenant$1"."T" SET "a$2" = NULL WHERE pk = $1::int8 AND k = 'it''s $1'"#)
     }
 
     @Test(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
     func oneRowSavesOfEveryValueKindAndNullAreWrittenAsGiven() async throws {
-        var server = try PostgresTestServer.description()
-        server.maximumConnections = 1
-        let stack = try await PostgresTestStack(history: false, server: server)
-        let id = try stack.container.perform { context in
-            let story = PgStory(title: "Draft", year: 1)
-            context.insert(story)
-            try context.save()
-            return story.objectID
-        }
+        let (stack, id) = try await PostgresTestStack.oneStory(history: false)
         let context = stack.container.newContext()
         let story = try context.existingObject(with: id, as: PgStory.self)
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let store = try stack.store()
         var preparedAfterPass: [Int64?] = []
         // Each round writes one row; the nulls, and so the statements, change
         // between rounds and repeat in each pass.
@@ -58,21 +52,13 @@ struct PostgresPreparedStatementTests {
 
     @Test(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
     func aConnectionWhoseServerForgotItsStatementsSavesUnprepared() async throws {
-        var server = try PostgresTestServer.description()
-        server.maximumConnections = 1
-        let stack = try await PostgresTestStack(history: false, server: server)
-        let id = try stack.container.perform { context in
-            let story = PgStory(title: "Draft", year: 1)
-            context.insert(story)
-            try context.save()
-            return story.objectID
-        }
+        let (stack, id) = try await PostgresTestStack.oneStory(history: false)
         let context = stack.container.newContext()
         let story = try context.existingObject(with: id, as: PgStory.self)
         story.title = "Prepared"
         try context.save()
         // What a pooler between Strata and the server, or `DISCARD ALL`, does.
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let store = try stack.store()
         _ = try store.pool.withSession { session throws(StrataError) in try session.execute("DEALLOCATE ALL") }
         story.title = "Unprepared"
         try context.save()

@@ -11,17 +11,7 @@ import Testing
 struct PostgresQueryTimeoutTests {
     /// A stack holding one story, whose statements may run for half a second.
     private static func stack(history: Bool) async throws -> (PostgresTestStack, ObjectID) {
-        var server = try PostgresTestServer.description()
-        server.queryTimeout = .milliseconds(500)
-        server.maximumConnections = 1
-        let stack = try await PostgresTestStack(history: history, server: server)
-        let id = try stack.container.perform { context in
-            let story = PgStory(title: "Draft", year: 1)
-            context.insert(story)
-            try context.save()
-            return story.objectID
-        }
-        return (stack, id)
+        try await PostgresTestStack.oneStory(history: history) { $0.queryTimeout = .milliseconds(500) }
     }
 
     private static func storedTitle(_ id: ObjectID, in stack: PostgresTestStack) throws -> String {
@@ -55,7 +45,7 @@ struct PostgresQueryTimeoutTests {
     @Test
     func aServerThatStopsAnsweringIsGivenUpOnAndReplaced() async throws {
         let (stack, id) = try await Self.stack(history: true)
-        let store = try #require(try stack.container.persistentStoreCoordinator.loadedStore() as? PostgresStore)
+        let store = try stack.store()
         let context = stack.container.newContext()
         try context.existingObject(with: id, as: PgStory.self).title = "Final"
         // The pool's one connection, which the next save will use.
@@ -66,6 +56,8 @@ struct PostgresQueryTimeoutTests {
         let command = try? String(contentsOfFile: "/proc/\(process)/comm", encoding: .utf8)
         try #require(command?.hasPrefix("postgres") == true, "process \(process) here is the server's")
         try #require(kill(pid_t(process), SIGSTOP) == 0, "the test server's processes can be signalled")
+        // Should the save wait for ever, the test fails below instead of hanging.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { kill(pid_t(process), SIGCONT) }
         let started = ContinuousClock.now
         let error = #expect(throws: StrataError.self) { try context.save() }
         kill(pid_t(process), SIGCONT)

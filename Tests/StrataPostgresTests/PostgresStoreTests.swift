@@ -74,6 +74,24 @@ final class PostgresTestStack: Sendable {
         try? container.persistentStoreCoordinator.close()
         try? PostgresTestServer.drop(server)
     }
+
+    /// A stack of one pooled connection holding one saved story ("Draft"),
+    /// its server described as `configure` leaves it.
+    static func oneStory(
+        history: Bool, configure: (inout PostgresStoreDescription) -> Void = { _ in }
+    ) async throws -> (stack: PostgresTestStack, id: ObjectID) {
+        var server = try PostgresTestServer.description()
+        server.maximumConnections = 1
+        configure(&server)
+        let stack = try await PostgresTestStack(history: history, server: server)
+        let id = try stack.container.perform { context in
+            let story = PgStory(title: "Draft", year: 1)
+            context.insert(story)
+            try context.save()
+            return story.objectID
+        }
+        return (stack, id)
+    }
 }
 
 /// The context features on the PostgreSQL store, each checked against what

@@ -36,6 +36,30 @@ struct DeletingManyTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func aSaveThatDeletesEveryObjectOfOneEntityAndSomeOfAnotherForgetsExactlyThose(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try saveBooks(5, in: stack)
+        try stack.container.perform { context throws in
+            for number in 1...3 { context.insert(Author(email: "\(number)@example.com", name: "A\(number)")) }
+            try context.save()
+        }
+        let context = stack.container.newContext()
+        let books = try context.fetch(FetchRequest<Book>())
+        let authors = try context.fetch(FetchRequest<Author>(sortBy: [SortDescriptor(\.name)]))
+        for book in books { context.delete(book) }
+        context.delete(authors[0])
+        try context.save()
+        let gone = books.map(\.objectID) + [authors[0].objectID]
+        for id in gone { #expect(context.registeredObject(for: id) == nil) }
+        #expect(context.registeredObjects.count == 2)
+        #expect(context.registeredObject(for: authors[1].objectID) === authors[1])
+        #expect(context.registeredObject(for: authors[2].objectID) === authors[2])
+        #expect(try context.fetch(FetchRequest<Author>()).count == 2)
+        #expect(try context.fetch(FetchRequest<Book>()).isEmpty)
+        #expect(context.objectGraphProblems().isEmpty)
+    }
+
+    @Test(arguments: testedStoreKinds)
     func aRunWithARowChangedElsewhereIsAConflictAndDeletesNothing(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try saveBooks(30, in: stack)
