@@ -16,6 +16,20 @@ struct DeletingManyTests {
         }
     }
 
+    /// A stack of 30 saved books, and a context under `policy` that fetched them.
+    private static func thirtyBooks(
+        _ kind: StoreKind, policy: MergePolicy
+    ) async throws -> (stack: TestStack, context: ManagedObjectContext, books: [Book]) {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            for number in 1...30 { context.insert(Book(title: "\(number)", year: number)) }
+            try context.save()
+        }
+        let context = stack.container.newContext()
+        context.mergePolicy = policy
+        return (stack, context, try context.fetch(FetchRequest<Book>()))
+    }
+
     private func storedTitles(_ stack: TestStack) throws -> [String] {
         try stack.container.perform { context throws in
             try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)])).map(\.title)
@@ -61,11 +75,7 @@ struct DeletingManyTests {
 
     @Test(arguments: testedStoreKinds)
     func aRunWithARowChangedElsewhereIsAConflictAndDeletesNothing(_ kind: StoreKind) async throws {
-        let stack = try await TestStack(kind)
-        try saveBooks(30, in: stack)
-        let mine = stack.container.newContext()
-        mine.mergePolicy = .error
-        let books = try mine.fetch(FetchRequest<Book>())
+        let (stack, mine, books) = try await Self.thirtyBooks(kind, policy: .error)
         for book in books { _ = book.title }
         try stack.container.perform { theirs throws in
             let book = try #require(try theirs.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 17 })).first)
@@ -82,11 +92,7 @@ struct DeletingManyTests {
 
     @Test(arguments: testedStoreKinds)
     func aRunWithARowDeletedElsewhereIsResolvedByThePolicy(_ kind: StoreKind) async throws {
-        let stack = try await TestStack(kind)
-        try saveBooks(30, in: stack)
-        let mine = stack.container.newContext()
-        mine.mergePolicy = .mergeByPropertyObjectTrump
-        let books = try mine.fetch(FetchRequest<Book>())
+        let (stack, mine, books) = try await Self.thirtyBooks(kind, policy: .mergeByPropertyObjectTrump)
         try stack.container.perform { theirs throws in
             for book in try theirs.fetch(FetchRequest<Book>(predicate: #Predicate { $0.year == 5 || $0.year == 25 })) {
                 theirs.delete(book)
