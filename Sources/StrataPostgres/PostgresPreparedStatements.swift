@@ -45,7 +45,7 @@ final class PreparedStatements: @unchecked Sendable {
 }
 
 extension PostgresSession {
-    /// The rows of `sql` (whose only `$` are its parameters), run as a
+    /// The rows of `sql` (whose `$` outside quotes are its parameters), run as a
     /// statement this connection prepared. Each parameter is written with
     /// the type of its value (`$1::int8`) so the server reads the bound bytes
     /// as they are sent, and a NULL as a literal `NULL`, which takes its
@@ -123,7 +123,7 @@ extension PostgresSession {
             let dollar = special
             let digits = scalars[scalars.index(after: dollar)...].prefix { ("0"..."9").contains($0) }
             scalars = scalars[digits.endIndex...]
-            guard let number = Int(String(digits)), (1...values.count).contains(number) else {
+            guard let number = Int(String(digits)), number >= 1, number <= values.count else {
                 typed += "$" + String(digits)
                 continue
             }

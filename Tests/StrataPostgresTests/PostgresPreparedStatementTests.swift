@@ -15,6 +15,7 @@ struct PostgresPreparedStatementTests {
         #expect(bound.count == 8)
         let quoted = PostgresSession.typedStatement(#"UPDATE "tenant$1"."T" SET "a$2" = $2 WHERE pk = $1 AND k = 'it''s $1'"#, [.integer(7), .null])
         #expect(quoted.sql == #"UPDATE "tenant$1"."T" SET "a$2" = NULL WHERE pk = $1::int8 AND k = 'it''s $1'"#)
+        #expect(PostgresSession.typedStatement("SELECT $1, $0, $", []).sql == "SELECT $1, $0, $")
     }
 
     @Test(.enabled(if: PostgresTestServer.isAvailable, PostgresTestServer.skipReason))
