@@ -184,7 +184,7 @@ struct PendingSave {
         author = context.transactionAuthor
         contextName = context.name
         metadata = context.pendingMetadata
-        schemaHasRelationships = context.schema.entities.contains { !$0.relationshipOrdinals.isEmpty }
+        schemaHasRelationships = context.schema.hasRelationships
     }
 
     func notifyDidSave() {

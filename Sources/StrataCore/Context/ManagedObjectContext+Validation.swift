@@ -8,8 +8,7 @@ extension ManagedObjectContext {
         var countFailures: [StrataError] = []
         failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
         failures += countFailures
-        // Most schemas have no `.deny` rule: then no deleted object is looked at.
-        if !deleted.isEmpty, schema.entities.contains(where: \.deniesDeletion) {
+        if !deleted.isEmpty, schema.deniesDeletion {
             for object in deleted where object.persistentBacking.entity?.deniesDeletion == true {
                 failures += denials(ofDeleting: object)
             }

@@ -18,6 +18,11 @@ public final class Schema: Sendable {
     /// The version this schema is, when it was made from a ``VersionedSchema``.
     /// Stores record it; migration plans find a store's version by it.
     public let version: Version?
+    /// Whether some entity has a relationship (else a save writes none).
+    package let hasRelationships: Bool
+    /// Whether some relationship's `.deny` rule can refuse a deletion (else a
+    /// save looks at no deleted object for one).
+    package let deniesDeletion: Bool
     private let entityIndexByName: [String: Int]
     private let entityIndexByType: [ObjectIdentifier: Int]
 
@@ -43,6 +48,8 @@ public final class Schema: Sendable {
         self.version = version
         self.entities = entities
         self.problems = problems
+        hasRelationships = entities.contains { !$0.relationshipOrdinals.isEmpty }
+        deniesDeletion = entities.contains(where: \.deniesDeletion)
         entityIndexByName = Dictionary(entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         entityIndexByType = Dictionary(
             entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })
