@@ -16,15 +16,28 @@ let package = Package(
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         // The PostgreSQL store, a product of its own so SQLite-only apps do not build postgres-nio.
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
+        // A container as a swift-service-lifecycle Service, for servers.
+        .library(name: "StrataServiceLifecycle", targets: ["StrataServiceLifecycle"]),
         .executable(name: "strata", targets: ["strata"]),
+    ],
+    // What an app does not use, it need not fetch: an app that writes `traits: []` on its
+    // `.package` line gets neither postgres-nio (with swift-nio and swift-crypto) nor
+    // swift-service-lifecycle. Both are on by default, so the plain line has every product.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The StrataPostgres product and postgres-nio."),
+        .trait(name: "ServiceLifecycle", description: "The StrataServiceLifecycle product and swift-service-lifecycle."),
+        .default(enabledTraits: ["PostgreSQL", "ServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "602.0.0"..<"604.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation` (CI builds the docs with warnings as errors).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -36,21 +49,32 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings),
         .target(
             name: "StrataTesting",
-            dependencies: ["StrataCore"],
+            dependencies: ["StrataCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings),
         // The PostgreSQL store on postgres-nio.
         .target(
             name: "StrataPostgres",
             dependencies: [
                 "StrataCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strictSettings),
+        .target(
+            name: "StrataServiceLifecycle",
+            dependencies: [
+                "StrataCore",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ],
             swiftSettings: strictSettings),
         // Macro implementations, compiled for the host.
@@ -76,17 +100,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings),
-        // Example programs, built with everything else: `swift run notes-example`, `swift run importer-example`.
-        .executableTarget(
-            name: "notes-example",
-            dependencies: ["Strata"],
-            path: "Examples/Notes",
-            swiftSettings: strictSettings),
-        .executableTarget(
-            name: "importer-example",
-            dependencies: ["Strata"],
-            path: "Examples/Importer",
             swiftSettings: strictSettings),
         // Models shared by the tests and the writer process they start.
         .target(
@@ -114,8 +127,15 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "strata-test-writer", "strata",
+                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "StrataServiceLifecycle", "strata-test-writer", "strata",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings),
         // Against a real server: STRATA_POSTGRES_URL (CI starts one, see .ci/postgres.sh).

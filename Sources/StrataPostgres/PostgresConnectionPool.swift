@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -38,25 +39,52 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     private var nextID = 0
     /// The one session a migration's pool runs everything on.
     private let pinned: PostgresSession?
-    static let logger = Logger(label: "strata.postgres")
+    /// The store's logger; postgres-nio logs its connections' work through it too.
+    let logger: Logger
+    /// The store's spans and metrics: a span per statement, the wait for a connection.
+    let telemetry: StoreTelemetry
+    /// `db.client.connection.wait_time`: how long a caller waited for a connection.
+    private let waitTime: Metrics.Timer
+    /// Whether waits are measured (a metrics backend was bootstrapped).
+    private let measuresWaits: Bool
 
-    init(description: PostgresStoreDescription) throws(StrataError) {
+    init(
+        description: PostgresStoreDescription, logger: Logger = Logger(label: "strata"), telemetry: StoreTelemetry? = nil
+    ) throws(StrataError) {
         self.description = description
         maximum = max(1, description.maximumConnections)
         configuration = try Self.configuration(description)
         pinned = nil
+        self.logger = logger
+        let telemetry = telemetry ?? StoreTelemetry(description.identity)
+        self.telemetry = telemetry
+        (waitTime, measuresWaits) = Self.waitTimer(description, factory: telemetry.metricsFactory)
     }
 
     /// A pool that runs everything on `session`, inside the transaction it
     /// has open: what a migration's custom stages read and save through.
     /// Its transactions are savepoints of that transaction.
-    init(pinnedTo session: PostgresSession, description: PostgresStoreDescription) throws(StrataError) {
+    init(
+        pinnedTo session: PostgresSession, description: PostgresStoreDescription, logger: Logger, telemetry: StoreTelemetry
+    ) throws(StrataError) {
         self.description = description
         maximum = 1
         configuration = try Self.configuration(description)
         // A migration's statements run inside its transaction, where a prepared
         // statement the server lost could not be run again unprepared.
-        pinned = PostgresSession(connection: session.connection, queryTimeout: session.queryTimeout)
+        pinned = PostgresSession(
+            connection: session.connection, queryTimeout: session.queryTimeout, logger: logger, telemetry: telemetry)
+        self.logger = logger
+        self.telemetry = telemetry
+        (waitTime, measuresWaits) = Self.waitTimer(description, factory: telemetry.metricsFactory)
+    }
+
+    private static func waitTimer(_ description: PostgresStoreDescription, factory: any MetricsFactory) -> (Metrics.Timer, Bool) {
+        let timer = Metrics.Timer(
+            label: "db.client.connection.wait_time",
+            dimensions: [("db.system.name", "postgresql"), ("db.client.connection.pool.name", description.identity.namespace)],
+            preferredDisplayUnit: .seconds, factory: factory)
+        return (timer, !(factory is NOOPMetricsHandler))
     }
 
     static func configuration(_ description: PostgresStoreDescription) throws(StrataError) -> PostgresConnection.Configuration {
@@ -86,7 +114,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         }
         do {
             return try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: Self.logger
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
             ).wait()
         } catch {
             throw PostgresSession.translate(error, doing: "connecting to \(place)")
@@ -108,8 +136,8 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
         if let pinned { return try pinned.withSavepoint(body) }
         let connection = try lease()
         let session = PostgresSession(
-            connection: connection.connection, queryTimeout: timeLimited ? description.queryLimit : nil,
-            preparedStatements: connection.preparedStatements)
+            connection: connection.connection, queryTimeout: timeLimited ? description.queryLimit : nil, logger: logger,
+            telemetry: telemetry, preparedStatements: connection.preparedStatements)
         do throws(StrataError) {
             let result = try body(session)
             giveBack(connection)
@@ -143,6 +171,13 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     }
 
     private func lease() throws(StrataError) -> PooledConnection {
+        guard measuresWaits else { return try leaseUnmeasured() }
+        let started = ContinuousClock.now
+        defer { waitTime.record(duration: ContinuousClock.now - started) }
+        return try leaseUnmeasured()
+    }
+
+    private func leaseUnmeasured() throws(StrataError) -> PooledConnection {
         condition.lock()
         while true {
             if isClosed {
@@ -178,7 +213,7 @@ final class PostgresConnectionPool: @unchecked Sendable {  // `idle` and `openCo
     private func startSession(on connection: PostgresConnection) throws(StrataError) -> PooledConnection {
         guard let timeout = description.queryLimit else { return PooledConnection(connection: connection) }
         do {
-            try PostgresSession(connection: connection, queryTimeout: timeout)
+            try PostgresSession(connection: connection, queryTimeout: timeout, logger: logger, telemetry: telemetry)
                 .execute("SET statement_timeout = \(PostgresSession.milliseconds(timeout))")
         } catch {
             connection.closeKeepingAlive()
@@ -261,6 +296,9 @@ struct PostgresSession {
     let connection: PostgresConnection
     /// How long the server may take over a statement (nil: no limit); see ``answer(to:doing:)``.
     let queryTimeout: Duration?
+    /// The store's logger, and its spans: one per statement.
+    let logger: Logger
+    let telemetry: StoreTelemetry
     /// What the connection has prepared (see ``preparedValues(_:_:)``); nil: prepare nothing.
     var preparedStatements: PreparedStatements? = nil
 
@@ -293,9 +331,12 @@ struct PostgresSession {
     /// caller owes the statement's rows anyway overlaps the server's.
     @discardableResult
     func execute(_ sql: String, arguments: [PostgresArgument], meanwhile: () -> Void) throws(StrataError) -> Int {
-        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: try bindings(arguments)), logger: PostgresConnectionPool.logger)
-        meanwhile()
-        return try answer(to: query, doing: "running \(sql.prefix(300))").metadata.rows ?? 0
+        let bindings = try bindings(arguments)
+        return try traced(sql) { () throws(StrataError) in
+            let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            meanwhile()
+            return try answer(to: query, doing: "running \(sql.prefix(300))").metadata.rows ?? 0
+        }
     }
 
     /// `body` in a savepoint of the open transaction: released when it
@@ -391,8 +432,10 @@ struct PostgresSession {
     }
 
     private func result(_ sql: String, _ bindings: PostgresBindings) throws(StrataError) -> PostgresQueryResult {
-        let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: PostgresConnectionPool.logger)
-        return try answer(to: query, doing: "running \(sql.prefix(300))")
+        try traced(sql) { () throws(StrataError) in
+            let query = connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            return try answer(to: query, doing: "running \(sql.prefix(300))")
+        }
     }
 
 

@@ -75,7 +75,9 @@ extension PostgresSession {
         }
         let rows: [PostgresRow]
         do {
-            rows = try answer(to: prepared.execute(bound), doing: "running \(typed.prefix(300))")
+            rows = try traced(typed) { () throws(StrataError) in
+                try answer(to: prepared.execute(bound), doing: "running \(typed.prefix(300))")
+            }
         } catch where error.underlyingError is PreparedStatements.Missing {
             cache.isDisabled = true
             return try Self.values(self.rows(sql, values))

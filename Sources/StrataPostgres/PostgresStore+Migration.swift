@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StrataCore
 
 /// Opening a store that exists: checking it against the schema, or migrating
@@ -92,14 +93,15 @@ extension PostgresStore {
             throw StrataError(.incompatibleStore, "\(place) cannot be migrated: \(error)", underlyingError: SendableDescription(error))
         }
         do {
-            try migrate(
-                steps, from: stored, fingerprint: fingerprint, layout: layout, description: description, identifier: identifier,
-                options: options, progress: opening.migrationProgress, in: session)
-        } catch {
-            if !isLockTimeout(error) {
-                logger.error("Migrating PostgreSQL schema \(layout.namespace) failed; it holds what it held before: \(error)")
+            try session.telemetry.measure(.migrate) { _ in
+                try migrate(
+                    steps, from: stored, fingerprint: fingerprint, layout: layout, description: description, identifier: identifier,
+                    options: options, progress: opening.migrationProgress, in: session)
             }
+        } catch let error as StrataError {
             throw error
+        } catch {
+            throw StrataError(.migrationFailed, "\(place) could not be migrated: \(error)", underlyingError: SendableDescription(error))
         }
         return Opened(identifier: identifier, fingerprint: steps.last?.target.fingerprint ?? fingerprint, migratedSteps: steps.map(\.label))
     }
@@ -114,7 +116,9 @@ extension PostgresStore {
     /// Runs `open` until it returns, or fails otherwise than by a migration's
     /// lock wait, or has run `attempts` times: between attempts, a pause that
     /// grows (with jitter, so servers starting together spread out).
-    static func openRetryingLockWaits(attempts: Int, _ open: () throws(StrataError) -> Opened) throws(StrataError) -> Opened {
+    static func openRetryingLockWaits(
+        attempts: Int, logger: Logger, _ open: () throws(StrataError) -> Opened
+    ) throws(StrataError) -> Opened {
         var attempt = 1
         while true {
             do {
@@ -158,9 +162,9 @@ extension PostgresStore {
             func store(_ schema: Schema) throws(StrataError) -> PostgresStore {
                 try PostgresStore(
                     migrating: session, description: description, schema: schema, identifier: identifier, fingerprint: recorded,
-                    options: options)
+                    options: options, logger: session.logger, telemetry: session.telemetry)
             }
-            logger.info("Migrating PostgreSQL schema \(layout.namespace): \(step.label)")
+            session.logger.info("Migrating PostgreSQL schema \(layout.namespace): \(step.label)")
             guard inferred.problems.isEmpty else {
                 throw StrataError(
                     .incompatibleStore, "The step \(step.label) cannot be inferred: " + inferred.problems.joined(separator: "; "))

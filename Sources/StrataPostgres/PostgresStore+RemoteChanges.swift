@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Logging
 import NIOCore
 import PostgresNIO
 import StrataCore
@@ -32,7 +33,7 @@ extension PostgresStore {
         do {
             try listen(generation: generation)
         } catch {
-            Self.logger.warning("PostgreSQL remote changes: listening failed (\(error)); retrying")
+            logger.warning("PostgreSQL remote changes: listening failed (\(error)); retrying")
             Self.deliveries.asyncAfter(deadline: .now() + 0.1) { [weak self] in
                 self?.reconnect(generation: generation, attempt: 1)
             }
@@ -73,7 +74,7 @@ extension PostgresStore {
             Self.deliveries.async { store.notice(payload) }
         }
         do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN \(quote(channel))"), logger: PostgresConnectionPool.logger).wait()
+            _ = try connection.query(PostgresQuery(unsafeSQL: "LISTEN \(quote(channel))"), logger: logger).wait()
         } catch {
             connection.closeKeepingAlive()
             throw PostgresSession.translate(error, doing: "listening for the store's commits")
@@ -101,7 +102,7 @@ extension PostgresStore {
             try listen(generation: generation)
             notice(nil)
         } catch {
-            Self.logger.warning("PostgreSQL remote changes: listening again failed (\(error)); retrying")
+            logger.warning("PostgreSQL remote changes: listening again failed (\(error)); retrying")
             let delay = min(5.0, 0.1 * Double(1 << min(attempt, 6)))
             Self.deliveries.asyncAfter(deadline: .now() + delay) { [weak self] in
                 self?.reconnect(generation: generation, attempt: attempt + 1)
@@ -124,20 +125,21 @@ extension PostgresStore {
             guard let store = self else { return task.cancel() }
             let (watching, listener) = store.remote.withLock { ($0.generation == generation, $0.listener) }
             guard watching else { return task.cancel() }
-            if let listener { Self.check(listener, within: interval) }
+            if let listener { Self.check(listener, within: interval, logger: store.logger) }
         }
     }
 
-    private static func check(_ listener: PostgresConnection, within timeout: TimeAmount) {
+    private static func check(_ listener: PostgresConnection, within timeout: TimeAmount, logger: Logger) {
         let answered = Locked(false)
-        let query = listener.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: PostgresConnectionPool.logger)
+        let query = listener.query(PostgresQuery(unsafeSQL: "SELECT 1"), logger: logger)
         query.whenComplete { result in
             answered.withLock { $0 = true }
             if case .failure = result { listener.closeKeepingAlive() }
         }
         listener.eventLoop.scheduleTask(in: timeout) {
             guard !answered.withLock({ $0 }) else { return }
-            logger.warning("PostgreSQL remote changes: the listening connection gave no answer in \(timeout.nanoseconds / 1_000_000) ms; listening again")
+            logger.warning(
+                "PostgreSQL remote changes: the listening connection gave no answer in \(timeout.nanoseconds / 1_000_000) ms; listening again")
             listener.closeKeepingAlive()
         }
     }
@@ -176,7 +178,7 @@ extension PostgresStore {
             remote.withLock { $0.lastToken = position }
             handler(event)
         } catch {
-            Self.logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
+            logger.warning("PostgreSQL remote changes: reading history failed: \(error)")
             guard attempt < 6 else { return }
             Self.deliveries.asyncAfter(deadline: .now() + 0.1 * Double(1 << attempt)) { [weak self] in
                 guard let store = self, store.remote.withLock({ $0.generation == generation }) else { return }

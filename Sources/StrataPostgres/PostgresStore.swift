@@ -41,7 +41,9 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     /// The schema fingerprint the store recorded when it was opened: a write
     /// finding another (a newer server migrated it) is refused.
     let recordedFingerprint: String
-    static let logger = Logger(label: "strata.postgres")
+    /// The container's logger, with `strata.store` metadata.
+    let logger: Logger
+    let telemetry: StoreTelemetry
     /// The layout's version, recorded in the store.
     static let formatVersion = 1
 
@@ -54,15 +56,19 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         self.schema = schema
         self.options = options
         isReadOnly = readOnly
+        let logger = opening.logger.with(LogMetadata.store, description.storeName)
+        self.logger = logger
+        let telemetry = StoreTelemetry(description.identity, metricsFactory: opening.metricsFactory)
+        self.telemetry = telemetry
         let layout = PostgresLayout(schema: schema, namespace: description.schemaName)
         self.layout = layout
         let writeLock = Self.lockKey("strata:" + description.schemaName)
         self.writeLock = writeLock
-        let pool = try PostgresConnectionPool(description: description)
+        let pool = try PostgresConnectionPool(description: description, logger: logger, telemetry: telemetry)
         self.pool = pool
         do {
             let started = ContinuousClock.now
-            let opened = try Self.openRetryingLockWaits(attempts: description.migrationAttempts) { () throws(StrataError) in
+            let opened = try Self.openRetryingLockWaits(attempts: description.migrationAttempts, logger: logger) { () throws(StrataError) in
                 try Self.open(
                     layout: layout, pool: pool, description: description, schema: schema, writeLock: writeLock, readOnly: readOnly,
                     options: options, opening: opening)
@@ -70,7 +76,7 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
             identifier = opened.identifier
             recordedFingerprint = opened.fingerprint
             if !opened.migratedSteps.isEmpty {
-                Self.logger.info(
+                logger.info(
                     "Migrated PostgreSQL schema \(layout.namespace) in \(ContinuousClock.now - started) (\(opened.migratedSteps.joined(separator: ", ")))")
             }
         } catch {
@@ -83,9 +89,11 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     /// contexts of a custom migration stage read and save through.
     init(
         migrating session: PostgresSession, description: PostgresStoreDescription, schema: Schema, identifier: String,
-        fingerprint: String, options: StoreOptions
+        fingerprint: String, options: StoreOptions, logger: Logger, telemetry: StoreTelemetry
     ) throws(StrataError) {
         recordedFingerprint = fingerprint
+        self.logger = logger
+        self.telemetry = telemetry
         self.schema = schema
         var options = options
         options.remoteChangeNotifications = false
@@ -93,7 +101,7 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         isReadOnly = false
         layout = PostgresLayout(schema: schema, namespace: description.schemaName)
         writeLock = Self.lockKey("strata:" + description.schemaName)
-        pool = try PostgresConnectionPool(pinnedTo: session, description: description)
+        pool = try PostgresConnectionPool(pinnedTo: session, description: description, logger: logger, telemetry: telemetry)
         self.identifier = identifier
     }
 

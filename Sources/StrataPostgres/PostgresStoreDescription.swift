@@ -186,3 +186,14 @@ extension PostgresStoreDescription {
     }
 }
 
+
+extension PostgresStoreDescription {
+    /// The store in OpenTelemetry's terms: `postgresql`, `database|schema`
+    /// as its namespace, and the server.
+    var identity: DatabaseIdentity {
+        DatabaseIdentity(system: "postgresql", namespace: "\(database)|\(schemaName)", serverAddress: host, serverPort: port)
+    }
+
+    /// How logs name the store (`strata.store`).
+    var storeName: String { "\(host):\(port)/\(database)?schema=\(schemaName)" }
+}

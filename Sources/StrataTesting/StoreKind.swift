@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StrataCore
 import Testing
 
@@ -115,12 +116,16 @@ public struct TestStack: Sendable {
     public let container: PersistentContainer
     public let directory: TemporaryDirectory
 
-    /// `configure` adjusts the store's description first (history, remote changes).
-    public init(
-        _ kind: StoreKind, schema: Schema, name: String = "Test", configure: (inout StoreDescription) -> Void = { _ in }
+    /// `configure` adjusts the store's description first (history, remote
+    /// changes); the container logs through `logger`.
+    /// The stack is made in the caller's isolation, so a main-actor test's
+    /// closure needs not be `Sendable`.
+    nonisolated(nonsending) public init(
+        _ kind: StoreKind, schema: Schema, name: String = "Test", logger: Logger = Logger(label: "strata"),
+        configure: (inout StoreDescription) -> Void = { _ in }
     ) async throws {
         directory = TemporaryDirectory()
-        container = try PersistentContainer(name: name, schema: schema)
+        container = try PersistentContainer(name: name, schema: schema, logger: logger)
         var description = kind.description(directory.file("\(name).sqlite"))
         configure(&description)
         container.storeDescriptions = [description]

@@ -30,6 +30,8 @@ struct DemoCommand: AsyncParsableCommand {
             PersistentContainer.defaultDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
         }
         let container = try PersistentContainer(name: "StrataDemo", schema: Schema(Author.self, Book.self))
+        // History on, so `strata history` has something to list.
+        container.storeDescriptions[0].historyTracking = true
         let storeURL = container.storeDescriptions[0].url
         if fresh {
             for suffix in ["", "-wal", "-shm"] {

@@ -4,7 +4,7 @@ import Strata
 
 extension StoreExport.Format: ExpressibleByArgument {}
 
-/// `strata export FILE --to json|csv`: every row, to a file or a directory.
+/// `strata export STORE --to json|csv`: every row, to a file or a directory.
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
@@ -20,35 +20,47 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "The format: json or csv.")
     var to: StoreExport.Format
 
-    @Option(name: .shortAndLong, help: "Where to write (default: the store's name with .json, or -csv for a directory).")
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "Where to write (default: beside the store file, its name with .json, or -csv for a directory; "
+            + "for a PostgreSQL store, the schema's name in the current folder)."))
     var output: String?
 
     func run() throws {
-        let store = URL(fileURLWithPath: options.file)
-        let base = store.deletingPathExtension().lastPathComponent
-        let destination = URL(fileURLWithPath: output ?? (to == .json ? base + ".json" : base + "-csv"))
+        let destination = URL(fileURLWithPath: output ?? defaultOutput())
         let bar = ProgressBar(label: "exporting")
-        let summary = try options.read { url throws(StrataError) in
-            try StoreExport.export(storeAt: url, as: to, to: destination, progress: bar.update)
-        }
+        let summary = try StoreBrowser.export(at: options.file, as: to, to: destination, progress: bar.update)
         bar.finish()
         if options.json {
             try options.printJSON(summary)
         } else {
             let rows = summary.rowCounts.values.reduce(0, +)
-            print("\(summary.fileName): \(rows) \(rows == 1 ? "row" : "rows") of \(summary.rowCounts.count) entities to \(destination.path)")
+            print("\(summary.fileName): \(CommandOutput.count(rows, "row")) of \(CommandOutput.count(summary.rowCounts.count, "entity", "entities")) "
+                + "to \(destination.path)")
         }
+    }
+
+    private func defaultOutput() -> String {
+        let base: String
+        if StoreBrowser.isPostgres(options.file) {
+            let schema = URLComponents(string: options.file)?.queryItems?.first { $0.name == "schema" }?.value
+            base = schema ?? "public"
+        } else {
+            let store = URL(fileURLWithPath: options.file)
+            base = store.deletingLastPathComponent().appendingPathComponent(store.deletingPathExtension().lastPathComponent).path
+        }
+        return base + (to == .json ? ".json" : "-csv")
     }
 }
 
-/// `strata import FILE SOURCE`: an export's rows into a store without rows.
+/// `strata import FILE SOURCE`: an export's rows into a store without rows,
+/// made from the export's schema when the file does not exist.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Read an export back into a store of the same schema that has no rows yet.",
+        abstract: "Read an export back into a store of the same schema that has no rows yet, creating it if needed.",
         discussion: """
-            Create the store by loading the app's container once. Rows keep their keys, versions and \
-            to-many order. The import is one transaction: on any problem nothing is written.
+            A missing store file is created from the schema the export records. Rows keep their keys, versions \
+            and to-many order. The import is one transaction: on any problem nothing is written.
             """)
 
     @OptionGroup var options: StoreFileOptions
@@ -65,14 +77,15 @@ struct ImportCommand: ParsableCommand {
         let format = format ?? (exists && isDirectory.boolValue ? .csv : .json)
         let bar = ProgressBar(label: "importing")
         let summary = try options.read { url throws(StrataError) in
-            try StoreImport.import(from: URL(fileURLWithPath: source), as: format, into: url, progress: bar.update)
+            try StoreImport.import(from: URL(fileURLWithPath: source), as: format, into: url, createsStore: true, progress: bar.update)
         }
         bar.finish()
         if options.json {
             try options.printJSON(summary)
         } else {
             let rows = summary.rowCounts.values.reduce(0, +)
-            print("\(summary.fileName): imported \(rows) \(rows == 1 ? "row" : "rows") of \(summary.rowCounts.count) entities")
+            print("\(summary.fileName): imported \(CommandOutput.count(rows, "row")) of "
+                + "\(CommandOutput.count(summary.rowCounts.count, "entity", "entities"))")
         }
     }
 }

@@ -2,15 +2,17 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata fetch FILE ENTITY`: rows of one entity as a table.
+/// `strata fetch STORE ENTITY`: rows of one entity as a table.
 struct FetchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Show rows of one entity as a table, filtered, sorted and limited.",
         discussion: """
             Conditions compare a stored attribute or to-one relationship (the related row's key) with a value: \
-            =, !=, <, <=, >, >=, contains, beginswith, endswith; '= nil' finds rows without a value. \
-            Dates read as ISO 8601. Example: strata fetch Library.sqlite Book --where 'year >= 1970' --sort 'year desc' --limit 10
+            =, !=, <, <=, >, >=, contains, beginswith, endswith; '= nil' finds rows without a value. Join \
+            conditions with 'and', or repeat --where. Dates read as ISO 8601: 2026-01-01, 2026-01-01T09:30 (UTC) \
+            or 2026-01-01T09:30:00+02:00. \
+            Example: strata fetch Library.sqlite Book --where 'year >= 1970 and year < 2000' --sort 'year desc' --limit 10
             """)
 
     @OptionGroup var options: StoreFileOptions
@@ -18,27 +20,43 @@ struct FetchCommand: ParsableCommand {
     @Argument(help: "The entity whose rows to show.")
     var entity: String
 
-    @Option(name: .customLong("where"), help: "A condition, as 'attribute = value' (repeatable; all must hold).")
+    @Option(name: .customLong("where"), help: "A condition, as 'year >= 1970'; join several with 'and' (repeatable; all must hold).")
     var conditions: [String] = []
 
-    @Option(name: .long, help: "An attribute to sort by; 'name desc' (or --sort=-name) sorts descending (repeatable).")
+    @Option(
+        name: .long, parsing: .unconditionalSingleValue,
+        help: "An attribute to sort by: 'year', or 'year desc' or '-year' for descending (repeatable).")
     var sort: [String] = []
 
-    @Option(name: .long, help: "At most this many rows.")
+    @Option(name: .long, parsing: .unconditional, help: "At most this many rows.")
     var limit: Int?
 
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit takes a number of rows, 0 or more, not \(limit)") }
+    }
+
     func run() throws {
-        let rows = try options.read { url throws(StrataError) in
-            try StoreRows(
-                url: url, entity: entity,
-                conditions: conditions.map { text throws(StrataError) in try StoreRows.Condition(parsing: text) },
-                sort: sort.map { text throws(StrataError) in try StoreRows.SortKey(parsing: text) }, limit: limit)
-        }
+        let conditions = try conditions.flatMap { text throws(StrataError) in try StoreRows.Condition.all(parsing: text) }
+        let sort = try sort.map { text throws(StrataError) in try StoreRows.SortKey(parsing: text) }
         if options.json {
+            let rows = try StoreBrowser.rows(
+                at: options.file, entity: entity, conditions: conditions, sort: sort, limit: limit)
             print(Self.json(rows))
-        } else {
-            print(Self.table(rows))
+            return
         }
+        // The table streams: widths come from the first rows, later rows are cut to them.
+        var table: TableWriter?
+        var count = 0
+        let header = try StoreBrowser.rows(
+            at: options.file, entity: entity, conditions: conditions, sort: sort, limit: limit
+        ) { header, row in
+            if table == nil { table = TableWriter(columns: header.columns, types: header.types) }
+            table?.add(row)
+            count += 1
+        }
+        var writer = table ?? TableWriter(columns: header.columns, types: header.types)
+        writer.finish()
+        print("\(CommandOutput.count(count, "row")) of \(header.entityName)")
     }
 
     /// The rows as a JSON array of objects, values in their exact forms.
@@ -50,26 +68,67 @@ struct FetchCommand: ParsableCommand {
         }
         return objects.isEmpty ? "[]" : "[\n" + objects.joined(separator: ",\n") + "\n]"
     }
+}
 
-    /// The rows as an aligned table, long values cut.
-    static func table(_ rows: StoreRows) -> String {
-        let cells = rows.rows.map { row in
-            zip(rows.types, row).map { type, value in
-                let text = StoreFileValueFormat.display(value, type: type).replacingOccurrences(of: "\n", with: " ")
-                return text.count > 40 ? text.prefix(39) + "…" : text
-            }
+/// Prints rows as an aligned table as they come: the first rows are held
+/// until the column widths are known, then every row is printed at once.
+struct TableWriter {
+    /// How many rows set the widths.
+    static let sample = 500
+    /// The widest a cell is shown; longer values are cut.
+    static let widest = 40
+
+    let columns: [String]
+    let types: [AttributeType?]
+    private var held: [[String]] = []
+    private var widths: [Int]?
+
+    init(columns: [String], types: [AttributeType?]) {
+        self.columns = columns
+        self.types = types
+    }
+
+    mutating func add(_ row: [StoredValue]) {
+        let cells = zip(types, row).map { type, value in
+            Self.cut(StoreFileValueFormat.display(value, type: type).replacingOccurrences(of: "\n", with: " "), to: Self.widest)
         }
-        var widths = rows.columns.map(\.count)
-        for row in cells {
+        if let widths {
+            print(Self.line(cells, widths))
+            return
+        }
+        held.append(cells)
+        if held.count == Self.sample { flush() }
+    }
+
+    mutating func finish() {
+        if widths == nil { flush() }
+    }
+
+    private mutating func flush() {
+        var widths = columns.map(\.count)
+        for row in held {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
-        func line(_ fields: [String]) -> String {
-            zip(fields, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
-                .replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        self.widths = widths
+        print(Self.line(columns, widths))
+        print(Self.line(widths.map { String(repeating: "-", count: $0) }, widths))
+        for row in held { print(Self.line(row, widths)) }
+        held = []
+    }
+
+    private static func cut(_ text: String, to width: Int) -> String {
+        text.count > width ? text.prefix(width - 1) + "…" : text
+    }
+
+    /// Cells padded to their widths (cut where a later row is wider), without trailing spaces.
+    private static func line(_ cells: [String], _ widths: [Int]) -> String {
+        var line = ""
+        for (index, (cell, width)) in zip(cells, widths).enumerated() {
+            let shown = cut(cell, to: width)
+            line += shown
+            if index < widths.count - 1 { line += String(repeating: " ", count: width - shown.count + 2) }
         }
-        var lines = [line(rows.columns), line(widths.map { String(repeating: "-", count: $0) })]
-        lines += cells.map(line)
-        lines.append("\(rows.rows.count) \(rows.rows.count == 1 ? "row" : "rows") of \(rows.entityName)")
-        return lines.joined(separator: "\n")
+        while line.last == " " { line.removeLast() }
+        return line
     }
 }

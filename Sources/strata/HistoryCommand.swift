@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata history FILE`: the transactions a store's history records.
+/// `strata history STORE`: the transactions a store's history records.
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -17,9 +17,7 @@ struct HistoryCommand: ParsableCommand {
     var author: String?
 
     func run() throws {
-        let listing = try options.read { url throws(StrataError) in
-            try StoreHistoryListing(url: url, after: after, author: author)
-        }
+        let listing = try StoreBrowser.history(at: options.file, after: after, author: author)
         if options.json {
             try options.printJSON(listing)
             return

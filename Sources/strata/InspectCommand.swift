@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata inspect FILE`: what a store holds, without the app's models.
+/// `strata inspect STORE`: what a store holds, without the app's models.
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
@@ -11,9 +11,9 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var options: StoreFileOptions
 
     func run() throws {
-        let report = try options.read { url throws(StrataError) in try StoreReport(url: url) }
+        let report = try StoreBrowser.report(at: options.file)
         if options.json {
-            try options.printJSON(report)
+            try options.printJSON(InspectionJSON(report))
         } else {
             print(Self.text(report))
         }
@@ -26,7 +26,7 @@ struct InspectCommand: ParsableCommand {
             "store \(report.storeIdentifier)"]
         for entity in report.entities {
             lines.append("")
-            lines.append("\(entity.summary.name): \(entity.rowCount) \(entity.rowCount == 1 ? "row" : "rows")")
+            lines.append("\(entity.summary.name): \(CommandOutput.count(entity.rowCount, "row"))")
             for property in entity.summary.properties {
                 switch property {
                 case .attribute(let attribute):
@@ -45,11 +45,109 @@ struct InspectCommand: ParsableCommand {
         }
         lines.append("")
         if let history = report.history {
-            lines.append("history: \(history.transactionCount) transactions"
+            lines.append("history: \(CommandOutput.count(history.transactionCount, "transaction"))"
                 + (history.latestToken.map { ", latest token \($0)" } ?? ""))
         } else {
             lines.append("history: not kept")
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `strata inspect --json`: a shape of its own, documented in "Looking at a
+/// store from the command line", that does not change with Strata's types.
+struct InspectionJSON: Encodable {
+    struct Attribute: Encodable {
+        var name: String
+        var type: String
+        var optional: Bool
+        var options: [String]
+    }
+
+    struct Relationship: Encodable {
+        var name: String
+        var destination: String
+        var toMany: Bool
+        var deleteRule: String
+        var inverse: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(destination, forKey: .destination)
+            try container.encode(toMany, forKey: .toMany)
+            try container.encode(deleteRule, forKey: .deleteRule)
+            try container.encode(inverse, forKey: .inverse)
+        }
+
+        private enum CodingKeys: String, CodingKey { case name, destination, toMany, deleteRule, inverse }
+    }
+
+    struct Entity: Encodable {
+        var name: String
+        var rowCount: Int
+        var attributes: [Attribute] = []
+        var relationships: [Relationship] = []
+        var uniquenessConstraints: [[String]]
+        var indexes: [[String]]
+    }
+
+    struct History: Encodable {
+        var transactionCount: Int
+        var latestToken: Int64?
+    }
+
+    var store: String
+    var sizeInBytes: Int64
+    var storeIdentifier: String
+    var formatVersion: Int
+    var schemaVersion: String?
+    var fingerprint: String
+    var entities: [Entity]
+    var history: History?
+
+    init(_ report: StoreReport) {
+        store = report.fileName
+        sizeInBytes = report.sizeInBytes
+        storeIdentifier = report.storeIdentifier
+        formatVersion = report.formatVersion
+        schemaVersion = report.schemaVersion
+        fingerprint = report.fingerprint
+        entities = report.entities.map { entity in
+            var shown = Entity(
+                name: entity.summary.name, rowCount: entity.rowCount,
+                uniquenessConstraints: entity.summary.uniquenessConstraints, indexes: entity.summary.indexes)
+            for property in entity.summary.properties {
+                switch property {
+                case .attribute(let attribute):
+                    shown.attributes.append(Attribute(
+                        name: attribute.name, type: attribute.type.rawValue, optional: attribute.isOptional,
+                        options: attribute.options.map(\.rawValue).sorted()))
+                case .relationship(let relationship):
+                    shown.relationships.append(Relationship(
+                        name: relationship.name, destination: relationship.destinationEntityName, toMany: relationship.isToMany,
+                        deleteRule: relationship.deleteRule.rawValue, inverse: relationship.inverseName))
+                }
+            }
+            return shown
+        }
+        history = report.history.map { History(transactionCount: $0.transactionCount, latestToken: $0.latestToken) }
+    }
+
+    /// Optionals are written as `null`, so every key is always there.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(store, forKey: .store)
+        try container.encode(sizeInBytes, forKey: .sizeInBytes)
+        try container.encode(storeIdentifier, forKey: .storeIdentifier)
+        try container.encode(formatVersion, forKey: .formatVersion)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(fingerprint, forKey: .fingerprint)
+        try container.encode(entities, forKey: .entities)
+        try container.encode(history, forKey: .history)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case store, sizeInBytes, storeIdentifier, formatVersion, schemaVersion, fingerprint, entities, history
     }
 }

@@ -37,7 +37,7 @@ struct PostgresConnectionLossTests {
     /// The server process behind a store's listening connection.
     static func listenerProcess(of store: PostgresStore) async throws -> (PostgresConnection, Int32) {
         let listener = try #require(store.remote.withLock { $0.listener }, "the store listens once loaded")
-        let rows = try await listener.query(PostgresQuery(unsafeSQL: "SELECT pg_backend_pid()"), logger: PostgresConnectionPool.logger).get()
+        let rows = try await listener.query(PostgresQuery(unsafeSQL: "SELECT pg_backend_pid()"), logger: store.logger).get()
         let pid = try #require(try rows.rows.first?.decode(Int32.self))
         return (listener, pid)
     }

@@ -68,7 +68,7 @@ struct BatchValues {
                 return .null
             }
             guard let conformed = Self.conform(stored, to: attribute.type) else {
-                throw failure(attribute.name, "a value of type \(type(of: value)) does not fit a \(attribute.type) attribute")
+                throw failure(attribute.name, "a value of type \(type(of: value)) does not fit \(withArticle("\(attribute.type)")) attribute")
             }
             return conformed
         case .relationship(let relationship):
@@ -96,7 +96,7 @@ struct BatchValues {
         }
         let destination = schema.entities[entity.destinationIndexByOrdinal[ordinal]]
         guard id.entityName == destination.name else {
-            throw failure(relationship.name, "expects a \(destination.name), not a \(id.entityName)", objectIDs: [id])
+            throw failure(relationship.name, "expects \(withArticle(destination.name)), not \(withArticle(id.entityName))", objectIDs: [id])
         }
         guard let key = id.primaryKey, id.storeIdentifier == storeIdentifier else {
             throw failure(relationship.name, "refers to an object that is not saved in this store", objectIDs: [id])

@@ -52,7 +52,7 @@ extension PersistentContainer {
     ) throws -> BatchResult {
         do {
             let store = try persistentStoreCoordinator.loadedStore()
-            return try operation.write(
+            return try operation.measuredWrite(
                 to: store, schema: schema, transaction: BatchTransaction(author: author), mergePolicy: mergePolicy)
         } catch {
             report(error)

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// The load lifecycle of a container.
 enum LoadState: Sendable {
@@ -21,9 +22,11 @@ extension PersistentContainer {
     /// first, leaves them free for the rest of the app meanwhile.
     public func loadPersistentStores() async throws {
         let descriptions = storeDescriptions
+        // Read here: a factory this task binds does not reach the loading thread.
+        let metricsFactory = MetricsSystem.factory
         let results = await withCheckedContinuation { (continuation: CheckedContinuation<[(any Error)?], Never>) in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: self.loadAll(descriptions).map(\.1))
+                continuation.resume(returning: self.loadAll(descriptions, metricsFactory: metricsFactory).map(\.1))
             }
         }
         if let failure = results.compactMap({ $0 }).first { throw failure }
@@ -33,7 +36,7 @@ extension PersistentContainer {
     public func loadPersistentStores(
         completionHandler: @escaping @Sendable (StoreDescription, (any Error)?) -> Void
     ) {
-        for (description, error) in loadAll(storeDescriptions) {
+        for (description, error) in loadAll(storeDescriptions, metricsFactory: MetricsSystem.factory) {
             completionHandler(description, error)
         }
     }
@@ -57,13 +60,15 @@ extension PersistentContainer {
     /// Whether the store is loaded.
     public var isLoaded: Bool { persistentStoreCoordinator.isLoaded }
 
-    private func loadAll(_ descriptions: [StoreDescription]) -> [(StoreDescription, (any Error)?)] {
+    private func loadAll(
+        _ descriptions: [StoreDescription], metricsFactory: any MetricsFactory
+    ) -> [(StoreDescription, (any Error)?)] {
         guard let first = descriptions.first else {
             let error = StrataError(.storeNotLoaded, "The container has no store description to load")
             report(error)
             return []
         }
-        var results: [(StoreDescription, (any Error)?)] = [(first, load(first))]
+        var results: [(StoreDescription, (any Error)?)] = [(first, load(first, metricsFactory: metricsFactory))]
         for extra in descriptions.dropFirst() {
             let error = StrataError(
                 .storeNotLoaded, "A container loads one store; the \(extra) was not loaded")
@@ -74,26 +79,26 @@ extension PersistentContainer {
     }
 
     /// Loads one store, or returns why it could not.
-    private func load(_ description: StoreDescription) -> StrataError? {
+    private func load(_ description: StoreDescription, metricsFactory: any MetricsFactory) -> StrataError? {
         if persistentStoreCoordinator.isLoaded { return nil }
         do {
             let store: any PersistentStore
             if let opener = description.type.opener {
                 store = try opener.open(schema, description, StoreOpening(
                     migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
-                    migrationProgress: migrationProgress))
+                    migrationProgress: migrationProgress, logger: logger, metricsFactory: metricsFactory))
             } else if description.type == .memory {
-                store = MemoryStore(schema: schema, options: description.storeOptions)
+                store = MemoryStore(schema: schema, options: description.storeOptions, metricsFactory: metricsFactory)
             } else {
                 let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
                 store = try SQLiteStore(
                     location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,
                     migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
-                    migrationProgress: migrationProgress)
+                    migrationProgress: migrationProgress, logger: logger, metricsFactory: metricsFactory)
             }
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))
-            Self.logger.debug("Loaded \(description)")
+            logger.debug("Loaded \(description)")
             return nil
         } catch {
             report(error)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Working out how to migrate a store written with another schema: the plan's
 /// stages from the store's version to the app's, or one inferred step, every
@@ -42,8 +43,8 @@ extension PersistentContainer {
                     case .custom(_, _, let willMigrate, let didMigrate)?:
                         steps.append(MigrationStep(
                             label: label, source: schemas[index], target: schemas[index + 1],
-                            willMigrate: willMigrate.map { code in { store in try Self.run(code, over: store, schema: schemas[index]) } },
-                            didMigrate: didMigrate.map { code in { store in try Self.run(code, over: store, schema: schemas[index + 1]) } }))
+                            willMigrate: willMigrate.map { code in { [logger] store in try Self.run(code, over: store, schema: schemas[index], logger: logger) } },
+                            didMigrate: didMigrate.map { code in { [logger] store in try Self.run(code, over: store, schema: schemas[index + 1], logger: logger) } }))
                     case .lightweight?:
                         steps.append(MigrationStep(label: label, source: nil, target: schemas[index + 1]))
                     case nil:
@@ -77,8 +78,10 @@ extension PersistentContainer {
     }
 
     /// Runs a stage's code on a context over a migration's store.
-    private static func run(_ code: (ManagedObjectContext) throws -> Void, over store: any PersistentStore, schema: Schema) throws {
-        let coordinator = PersistentStoreCoordinator(schema: schema)
+    private static func run(
+        _ code: (ManagedObjectContext) throws -> Void, over store: any PersistentStore, schema: Schema, logger: Logger
+    ) throws {
+        let coordinator = PersistentStoreCoordinator(schema: schema, logger: logger)
         coordinator.attach(store)
         let context = ManagedObjectContext(coordinator: coordinator)
         try code(context)

@@ -14,13 +14,13 @@ extension PersistentContainer {
     public func performBackgroundTask<T: Sendable>(
         _ body: @Sendable (ManagedObjectContext) throws -> T
     ) async throws -> T {
+        let context = newContext()
+        context.name = "backgroundTask"
         do {
             _ = try persistentStoreCoordinator.loadedStore()
-            let context = newContext()
-            context.name = "backgroundTask"
             return try body(context)
         } catch {
-            report(error)
+            if !context.hasReported(error) { report(error) }
             throw error
         }
     }
@@ -35,16 +35,16 @@ extension PersistentContainer {
     /// }
     /// ```
     public func perform<T>(_ body: (ManagedObjectContext) throws -> T) throws -> T {
+        let context = newContext()
+        context.name = "perform"
         do {
             _ = try persistentStoreCoordinator.loadedStore()
-            let context = newContext()
-            context.name = "perform"
             defer { if cleanUpAfterExecution { context.reset() } }
             let result = try body(context)
             if context.hasChanges { try context.save() }
             return result
         } catch {
-            report(error)
+            if !context.hasReported(error) { report(error) }
             throw error
         }
     }
@@ -113,7 +113,7 @@ public actor BackgroundContext {
             context.mergePendingChanges()
             return try body(context)
         } catch {
-            container.report(error)
+            if !context.hasReported(error) { container.report(error) }
             throw error
         }
     }

@@ -22,7 +22,11 @@ public final class PersistentContainer: Sendable {
     let settings: Locked<Settings>
     let loading = Locked(LoadState.notLoaded)
     let viewContextHolder: ViewContextHolder
-    static let logger = Logger(label: "strata")
+    /// Where the container, its store and its contexts log: the logger given
+    /// to ``init(name:schema:migrationPlan:logger:)`` with `strata.container`
+    /// metadata. Stores add `strata.store`, contexts `strata.context` and
+    /// `strata.author`.
+    public let logger: Logger
 
     struct Settings: Sendable {
         var storeDescriptions: [StoreDescription]
@@ -60,13 +64,21 @@ public final class PersistentContainer: Sendable {
     /// versions is migrated through its stages when it loads; without one, a
     /// store written with another schema is migrated by inference when it can
     /// be (see "Migrating a schema").
-    public init(name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
+    ///
+    /// Strata logs through `logger` (by default one labelled `strata`, made by
+    /// the app's `LoggingSystem`); it never logs an error it throws above
+    /// `.debug`, since the caller sees it (see <doc:HandlingErrors>).
+    public init(
+        name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        logger: Logger = Logger(label: "strata")
+    ) throws {
         try Self.validate(name: name)
         try schema.validate()
         self.name = name
         self.schema = schema
         self.migrationPlan = migrationPlan
-        self.persistentStoreCoordinator = PersistentStoreCoordinator(schema: schema)
+        self.logger = logger.with(LogMetadata.container, name)
+        self.persistentStoreCoordinator = PersistentStoreCoordinator(schema: schema, logger: self.logger)
         let url = Self.defaultDirectoryURL.appendingPathComponent("\(name).sqlite")
         self.settings = Locked(Settings(storeDescriptions: [StoreDescription(url: url)]))
         self.viewContextHolder = ViewContextHolder()
@@ -113,15 +125,17 @@ public final class PersistentContainer: Sendable {
         set { settings.withLock { $0.migrationProgress = newValue } }
     }
 
-    /// Receives every error the container's operations throw (they are rethrown too).
+    /// Receives every error the container and its contexts throw (they are
+    /// thrown too), and those they report without throwing: one place for an
+    /// app to count or forward them.
     public var logError: (@Sendable (any Error) -> Void)? {
         get { settings.withLock { $0.logError } }
         set { settings.withLock { $0.logError = newValue } }
     }
 
-    /// Logs an error through swift-log and hands it to ``logError``.
+    /// Hands an error the container is about to throw to ``logError``.
     func report(_ error: any Error) {
-        Self.logger.error("\(error)")
+        logger.noteThrown(error)
         settings.withLock { $0.logError }?(error)
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Metrics
 
 /// How to load a container's store: where it lives and how it behaves.
 ///
@@ -148,9 +150,18 @@ package struct StoreOpener: Sendable {
 package struct StoreOpening {
     package var migration: MigrationPlanning?
     package var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
+    /// The container's logger; the store adds its `strata.store` metadata.
+    package var logger: Logger
+    /// Where the store makes its metrics (see ``StoreTelemetry``).
+    package var metricsFactory: any MetricsFactory
 
-    package init(migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil) {
+    package init(
+        migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
+        logger: Logger = Logger(label: "strata"), metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.migration = migration
         self.migrationProgress = migrationProgress
+        self.logger = logger
+        self.metricsFactory = metricsFactory
     }
 }

@@ -108,7 +108,7 @@ final class BatchedFetch {
         } catch {
             // An element cannot throw: hand out faults, which load (or report
             // the failure) one by one when used.
-            context.report(error)
+            context.reportUnthrown(error)
             batch = ContiguousArray(keys.map {
                 context.registerFault(entity: entity, primaryKey: $0)
             })
@@ -118,7 +118,7 @@ final class BatchedFetch {
             try context.prefetch(prefetchOrdinals, of: batch, entity: entity)
         } catch {
             // Relationships not prefetched load when used.
-            context.report(error)
+            context.reportUnthrown(error)
         }
     }
 

@@ -301,7 +301,7 @@ public final class FetchedResultsController<Model: PersistentModel>: Observable 
         do {
             apply(try context.fetch(fetchRequest), updating: changed)
         } catch {
-            context.report(error)
+            context.reportUnthrown(error)
         }
     }
 

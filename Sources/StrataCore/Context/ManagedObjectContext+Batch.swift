@@ -3,12 +3,29 @@ import Foundation
 /// A batch request turned into store calls. `mergePolicy` settles the unique
 /// keys a batch insert meets.
 protocol BatchOperation {
+    associatedtype Model: PersistentModel
+    /// What spans and metrics call the request.
+    static var operation: StoreTelemetry.Operation { get }
+
     func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult
 }
 
 extension BatchOperation {
+    /// ``write(to:schema:transaction:mergePolicy:)`` as one measured store operation.
+    func measuredWrite(
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+    ) throws -> BatchResult {
+        try store.telemetry.measure(Self.operation, collection: try schema.entity(for: Model.self).name) { report in
+            report.contextName = transaction.contextName
+            report.author = transaction.author
+            let result = try write(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
+            report.rows = result.count
+            return result
+        }
+    }
+
     func values<Model: PersistentModel>(
         for model: Model.Type, store: any PersistentStore, schema: Schema
     ) throws(StrataError) -> BatchValues {
@@ -17,6 +34,8 @@ extension BatchOperation {
 }
 
 extension BatchInsertRequest: BatchOperation {
+    static var operation: StoreTelemetry.Operation { .batchInsert }
+
     func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
@@ -48,6 +67,8 @@ extension BatchInsertRequest: BatchOperation {
 }
 
 extension BatchUpdateRequest: BatchOperation {
+    static var operation: StoreTelemetry.Operation { .batchUpdate }
+
     func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
@@ -81,6 +102,8 @@ extension BatchUpdateRequest: BatchOperation {
 }
 
 extension BatchDeleteRequest: BatchOperation {
+    static var operation: StoreTelemetry.Operation { .batchDelete }
+
     func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
@@ -146,7 +169,7 @@ extension ManagedObjectContext {
             let store = try coordinator.loadedStore()
             let transaction = BatchTransaction(
                 author: transactionAuthor, contextName: name, origin: ObjectIdentifier(originMarker))
-            let result = try operation.write(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
+            let result = try operation.measuredWrite(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
             merge(result.changes)
             return result
         } catch {

@@ -150,6 +150,8 @@ extension ManagedObjectContext {
 
     /// The store's conflicts, matched to this context's objects.
     func storeClashes(_ conflicts: StoreConflicts, store: any PersistentStore) -> [SaveClash] {
+        store.telemetry.recordConflicts(conflicts.rows.count, kind: "merge")
+        store.telemetry.recordConflicts(conflicts.uniqueness.count, kind: "uniqueness")
         var clashes: [SaveClash] = []
         for row in conflicts.rows {
             guard let object = registry[row.entityIndex][row.primaryKey] else { continue }

@@ -29,7 +29,7 @@ extension ManagedObjectContext {
         do {
             try mergeHistory(transactions)
         } catch {
-            report(error)
+            reportUnthrown(error)
         }
     }
 

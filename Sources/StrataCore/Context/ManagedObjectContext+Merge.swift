@@ -19,7 +19,7 @@ extension ManagedObjectContext {
                     try mergeHistory(transactions)
                     failedHistoryMerges = 0
                 } catch {
-                    report(error)
+                    reportUnthrown(error)
                     failedHistoryMerges += 1
                     if failedHistoryMerges < Self.historyMergeAttempts {
                         // The store could not be read (a connection lost, say): these

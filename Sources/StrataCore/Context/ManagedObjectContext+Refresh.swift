@@ -80,7 +80,7 @@ extension ManagedObjectContext {
             }
             backing.version = row.version
         } catch {
-            report(error)
+            reportUnthrown(error)
         }
     }
 

@@ -8,7 +8,7 @@ extension ManagedObjectContext {
             do {
                 members = try parentStore.members(of: [owner], ordinal: ordinal, everyOwner: false, in: self)[0]
             } catch {
-                report(error)
+                reportUnthrown(error)
             }
         }
         return withPendingChanges(members, of: owner, ordinal: ordinal)

@@ -37,7 +37,15 @@ public final class ManagedObjectContext {
     }
     /// Receives errors the context reports but does not throw.
     package var logError: (@Sendable (any Error) -> Void)?
-    static let logger = Logger(label: "strata")
+    /// The code and message of the last error ``report(_:)`` handed on.
+    private var lastReported: (code: StrataError.Code, message: String)?
+    /// The container's logger, with this context's name and author.
+    var logger: Logger {
+        var logger = coordinator.logger
+        if let name { logger[metadataKey: LogMetadata.context] = .string(name) }
+        if let transactionAuthor { logger[metadataKey: LogMetadata.author] = .string(transactionAuthor) }
+        return logger
+    }
 
     // The identity map and change collections are touched once per object an
     // insert, change, delete, fetch or save handles. The context never
@@ -278,7 +286,7 @@ public final class ManagedObjectContext {
     /// `.objectNotFound` when no such object exists.
     public func existingObject<T: PersistentModel>(with id: ObjectID, as type: T.Type = T.self) throws -> T {
         guard let typed = try existingAnyObject(with: id) as? T else {
-            throw StrataError(.objectNotFound, "\(id) is not a \(T.self)", entityName: id.entityName, objectIDs: [id])
+            throw StrataError(.objectNotFound, "\(id) is not \(withArticle("\(T.self)"))", entityName: id.entityName, objectIDs: [id])
         }
         return typed
     }
@@ -445,8 +453,27 @@ public final class ManagedObjectContext {
         }
     }
 
+    /// Hands an error the context throws, or cannot throw, to the
+    /// container's `logError`.
     package func report(_ error: any Error) {
-        Self.logger.error("\(error)")
+        logger.noteThrown(error)
+        logError?(error)
+        lastReported = (error as? StrataError).map { ($0.code, $0.message) }
+    }
+
+    /// Whether `error` is the last one this context reported: a container
+    /// running the context's work reports each error once.
+    package func hasReported(_ error: any Error) -> Bool {
+        guard let error = error as? StrataError, let lastReported else { return false }
+        return lastReported.code == error.code && lastReported.message == error.message
+    }
+
+    /// Logs an error no caller receives (an accessor, a merge and a
+    /// controller's refetch cannot throw) as a warning, and hands it to the
+    /// container's `logError`.
+    package func reportUnthrown(_ error: any Error) {
+        logger.warning("\((error as? StrataError)?.message ?? "\(error)")",
+                       metadata: (error as? StrataError).map { [LogMetadata.errorCode: .string($0.code.rawValue)] })
         logError?(error)
     }
 }
@@ -461,7 +488,7 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
             // An accessor cannot throw: report, then load the row as it is; the
             // accessor of the value it cannot read falls back (see
             // `ModelBacking.unreadableValue(at:as:)`).
-            report(error)
+            reportUnthrown(error)
             loadsUnreadableValues = true
             defer { loadsUnreadableValues = false }
             fulfillFault(backing)
@@ -470,7 +497,7 @@ extension ManagedObjectContext: ObjectGraphCoordinator {
             // names none) or could not be read. An accessor cannot throw: report,
             // and let the object read as values that cannot be read do (the
             // type's empty value, or nil); nothing is written back unless assigned.
-            report(error)
+            reportUnthrown(error)
             backing.load(values: repeatElement(StoredValue.null, count: backing.values.count), version: backing.version)
         }
     }

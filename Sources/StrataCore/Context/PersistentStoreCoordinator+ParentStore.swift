@@ -7,40 +7,55 @@ import Foundation
 
 extension PersistentStoreCoordinator: ParentStore {
     package func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> [T] {
-        try context.fetchFromStore(request, store: loadedStore())
+        try measured(.fetch, of: T.self, in: context) { store, report in
+            let objects = try context.fetchFromStore(request, store: store)
+            report.rows = objects.count
+            return objects
+        }
     }
 
     nonisolated(nonsending) package func fetchAsync<T: PersistentModel>(
         _ request: FetchRequest<T>, in context: ManagedObjectContext
     ) async throws -> [T] {
-        try await context.fetchFromStoreAsync(request, store: loadedStore())
+        let store = try loadedStore()
+        return try await store.telemetry.measure(.fetch, collection: try schema.entity(for: T.self).name) { report in
+            describe(context, in: &report)
+            let objects = try await context.fetchFromStoreAsync(request, store: store)
+            report.rows = objects.count
+            return objects
+        }
     }
 
     package func fetch<T: PersistentModel>(
         _ request: FetchRequest<T>, batchSize: Int, in context: ManagedObjectContext
     ) throws -> FetchResultsCollection<T> {
-        try context.fetchFromStore(request, batchSize: batchSize, store: loadedStore())
+        try measured(.fetch, of: T.self, in: context) { store, _ in
+            try context.fetchFromStore(request, batchSize: batchSize, store: store)
+        }
     }
 
     package func count<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> Int {
-        let store = try loadedStore()
-        return try store.count(plan(for: request))
+        try measured(.count, of: T.self, in: context) { store, _ in try store.count(plan(for: request)) }
     }
 
     nonisolated(nonsending) package func countAsync<T: PersistentModel>(
         _ request: FetchRequest<T>, in context: ManagedObjectContext
     ) async throws -> Int {
         let store = try loadedStore()
-        return try await store.awaitable.countAsync(plan(for: request))
+        return try await store.telemetry.measure(.count, collection: try schema.entity(for: T.self).name) { report in
+            describe(context, in: &report)
+            return try await store.awaitable.countAsync(plan(for: request))
+        }
     }
 
     package func fetchIdentifiers<T: PersistentModel>(
         _ request: FetchRequest<T>, in context: ManagedObjectContext
     ) throws -> [ObjectID] {
-        let store = try loadedStore()
         let entity = try schema.entity(for: T.self)
-        return try store.fetchKeys(plan(for: request)).map { key in
-            ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
+        return try measured(.fetch, of: T.self, in: context) { store, report in
+            let keys = try store.fetchKeys(plan(for: request))
+            report.rows = keys.count
+            return keys.map { key in ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key) }
         }
     }
 
@@ -49,33 +64,40 @@ extension PersistentStoreCoordinator: ParentStore {
     ) async throws -> [ObjectID] {
         let store = try loadedStore()
         let entity = try schema.entity(for: T.self)
-        return try await store.awaitable.fetchKeysAsync(plan(for: request)).map { key in
-            ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key)
+        return try await store.telemetry.measure(.fetch, collection: entity.name) { report in
+            describe(context, in: &report)
+            let keys = try await store.awaitable.fetchKeysAsync(plan(for: request))
+            report.rows = keys.count
+            return keys.map { key in ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key) }
         }
     }
 
     package func aggregate<T: PersistentModel, Value>(
         _ aggregate: Aggregate<T, Value>, of request: FetchRequest<T>, collation: Collation, in context: ManagedObjectContext
     ) throws -> Value {
-        let store = try loadedStore()
-        let compiler = try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self))
-        let plan = try compiler.plan(for: request)
-        let value = try aggregate.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
-        return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
+        try measured(.aggregate, of: T.self, in: context) { store, _ in
+            let compiler = try PredicateCompiler(schema: schema, entity: schema.entity(for: T.self))
+            let plan = try compiler.plan(for: request)
+            let value = try aggregate.keyPath.map { keyPath throws(StrataError) in try compiler.sortValue(keyPath).0 }
+            return try aggregate.decode(try store.aggregate(plan, aggregate.function, of: value, collation: collation))
+        }
     }
 
     package func fetchValues<T: PersistentModel>(
         _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
     ) throws -> [[PartialValue]] {
-        let store = try loadedStore()
         let entity = try schema.entity(for: T.self)
         let columns = ordinals.map { StoreExpression.property(.row(0, entity: entity.index), $0) }
         let destinations = ordinals.map { entity.relationship(at: $0) == nil ? nil : schema.entities[entity.destinationIndexByOrdinal[$0]] }
-        return try store.fetchValues(plan(for: request), columns: columns).map { row in
-            zip(row, destinations).map { value, destination in
-                // A to-one's key names the object it points to.
-                guard let destination, case .integer(let key) = value else { return .stored(value) }
-                return .object(ObjectID(entityName: destination.name, storeIdentifier: store.identifier, primaryKey: key))
+        return try measured(.fetch, of: T.self, in: context) { store, report in
+            let rows = try store.fetchValues(plan(for: request), columns: columns)
+            report.rows = rows.count
+            return rows.map { row in
+                zip(row, destinations).map { value, destination in
+                    // A to-one's key names the object it points to.
+                    guard let destination, case .integer(let key) = value else { return .stored(value) }
+                    return .object(ObjectID(entityName: destination.name, storeIdentifier: store.identifier, primaryKey: key))
+                }
             }
         }
     }
@@ -83,7 +105,11 @@ extension PersistentStoreCoordinator: ParentStore {
     package func fetchGroups<T: PersistentModel>(
         _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in context: ManagedObjectContext
     ) throws -> [[StoredValue]] {
-        try loadedStore().fetchGroups(plan(for: request), group.query)
+        try measured(.aggregate, of: T.self, in: context) { store, report in
+            let groups = try store.fetchGroups(plan(for: request), group.query)
+            report.rows = groups.count
+            return groups
+        }
     }
 
     package func object(with id: ObjectID, in context: ManagedObjectContext) throws -> any PersistentModel {
@@ -138,11 +164,46 @@ extension PersistentStoreCoordinator: ParentStore {
     }
 
     package func save(changesOf context: ManagedObjectContext) throws {
-        try context.saveToStore(loadedStore())
+        let store = try loadedStore()
+        try store.telemetry.measure(.save) { report in
+            describe(saveOf: context, in: &report)
+            try context.saveToStore(store)
+        }
     }
 
     nonisolated(nonsending) package func saveAsync(changesOf context: ManagedObjectContext) async throws {
-        try await context.saveToStoreAsync(loadedStore())
+        let store = try loadedStore()
+        try await store.telemetry.measure(.save) { report in
+            describe(saveOf: context, in: &report)
+            try await context.saveToStoreAsync(store)
+        }
+    }
+
+    /// Runs `body` on the loaded store as a measured operation on `T`'s entity.
+    private func measured<T: PersistentModel, Result>(
+        _ operation: StoreTelemetry.Operation, of type: T.Type, in context: ManagedObjectContext,
+        _ body: (any PersistentStore, inout StoreTelemetry.Report) throws -> Result
+    ) throws -> Result {
+        let store = try loadedStore()
+        return try store.telemetry.measure(operation, collection: try schema.entity(for: T.self).name) { report in
+            describe(context, in: &report)
+            return try body(store, &report)
+        }
+    }
+
+    private func describe(_ context: ManagedObjectContext, in report: inout StoreTelemetry.Report) {
+        report.contextName = context.name
+        report.author = context.transactionAuthor
+    }
+
+    /// What a save is about to write: objects, as the context counts them
+    /// before its hooks run.
+    private func describe(saveOf context: ManagedObjectContext, in report: inout StoreTelemetry.Report) {
+        describe(context, in: &report)
+        report.inserted = context.tracker.insertedByKey.count
+        report.updated = context.tracker.changed.count
+        report.deleted = context.tracker.deleted.count
+        report.rows = report.inserted + report.updated + report.deleted
     }
 
     /// The store-neutral plan for a request.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Holds a container's loaded store and fans each committed change set out to
 /// the contexts that merge changes.
@@ -23,9 +24,12 @@ public final class PersistentStoreCoordinator: Sendable {
         var includesOwnCommits: Bool
     }
     private let state = Locked(State())
+    /// The container's logger; contexts over this coordinator log through it.
+    package let logger: Logger
 
-    public init(schema: Schema) {
+    public init(schema: Schema, logger: Logger = Logger(label: "strata")) {
         self.schema = schema
+        self.logger = logger
     }
 
     /// The loaded store, or `.storeNotLoaded`.
@@ -49,7 +53,8 @@ public final class PersistentStoreCoordinator: Sendable {
             do {
                 try store.startWatchingRemoteChanges { [weak self] change in self?.deliverRemote(change) }
             } catch {
-                ManagedObjectContext.logger.error("Remote change notifications are off: \(error)")
+                // Loading goes on without them: the app is told, not stopped.
+                logger.warning("Remote change notifications are off: \(error)")
             }
         }
     }

@@ -30,7 +30,7 @@ package protocol ObjectGraphCoordinator: AnyObject {
     /// A new object became related to one of this context's objects: insert it.
     func adopt(_ object: any PersistentModel)
     /// An accessor met a stored value it cannot read (see ``ModelBacking/unreadableValue(at:as:)``).
-    func report(_ error: any Error)
+    func reportUnthrown(_ error: any Error)
     /// A property of an object changed, for the context's next change event
     /// (called while ``ContextToken/recordsChanges``).
     func recordPropertyChange(of object: any PersistentModel, at ordinal: Int)

@@ -120,9 +120,12 @@ public struct SchemaSummary: Sendable, Hashable, Codable {
         }
     }
 
-    init(entities: [EntitySummary]) {
+    package init(entities: [EntitySummary]) {
         self.entities = entities
     }
+
+    /// A schema of no entities.
+    package static let empty = SchemaSummary(entities: [])
 
     /// The canonical JSON form (sorted keys), used for fingerprints and metadata.
     public func canonicalJSON() -> Data {

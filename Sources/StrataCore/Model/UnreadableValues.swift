@@ -21,7 +21,7 @@ extension ModelBacking {
     /// written back unless the property is assigned.
     @usableFromInline package func unreadableValue<V>(at ordinal: Int, as type: V.Type) -> V {
         let error = unreadableValueError(at: ordinal, as: V.self)
-        coordinator?.report(error)
+        coordinator?.reportUnthrown(error)
         let entity = entity
         if let value = fallbackValue(
             as: V.self, declared: entity.flatMap { ordinal < $0.defaultValues.count ? $0.defaultValues[ordinal] : nil },
@@ -33,7 +33,7 @@ extension ModelBacking {
 
     /// ``unreadableValue(at:as:)`` for an optional property: reported, and read as `nil`.
     @usableFromInline package func unreadableOptional<V>(at ordinal: Int, as type: V.Type) -> V? {
-        coordinator?.report(unreadableValueError(at: ordinal, as: V.self))
+        coordinator?.reportUnthrown(unreadableValueError(at: ordinal, as: V.self))
         return nil
     }
 

@@ -59,7 +59,7 @@ package struct PredicateCompiler: Sendable {
     func checkModelType(_ type: any PersistentModel.Type) throws(StrataError) {
         guard schema.entityIndex(for: type) == entity.index else {
             throw StrataError(
-                .unsupportedPredicate, "a \(type) predicate or sort cannot be used to fetch \(entity.name) objects",
+                .unsupportedPredicate, "\(withArticle("\(type)")) predicate or sort cannot be used to fetch \(entity.name) objects",
                 entityName: entity.name)
         }
     }

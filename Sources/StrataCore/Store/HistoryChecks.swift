@@ -34,7 +34,7 @@ extension ForeignKeyEdge {
         let rule = inverseOrdinal >= 0 ? parent.properties[inverseOrdinal].name : child.properties[ordinal].name
         return StrataError(
             .validation,
-            "\(parent.name).\(rule) denies deleting a \(parent.name) that still has \(child.name) objects; nothing was deleted",
+            "\(parent.name).\(rule) denies deleting \(withArticle(parent.name)) that still has \(child.name) objects; nothing was deleted",
             entityName: parent.name, propertyName: rule,
             objectIDs: blockers.prefix(100).map { ObjectID(entityName: child.name, storeIdentifier: storeIdentifier, primaryKey: $0) })
     }

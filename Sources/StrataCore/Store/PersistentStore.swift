@@ -30,6 +30,8 @@ package protocol PersistentStore: AnyObject, Sendable {
     var isReadOnly: Bool { get }
     /// Identifies this loaded instance in the history it records.
     var originIdentifier: UUID { get }
+    /// Its spans and metrics, made when it opened.
+    var telemetry: StoreTelemetry { get }
 
     // MARK: Reading
 

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 
 /// A store that keeps its rows in memory, in pure Swift: Core Data's in-memory
 /// store type. Predicates and sorts are evaluated by walking Strata's neutral
@@ -21,6 +22,7 @@ package final class MemoryStore: PersistentStore {
     package let options: StoreOptions
     package let isReadOnly = false
     package let originIdentifier = UUID()
+    package let telemetry: StoreTelemetry
     let observers = StoreObservers()
     let state: MemoryStateLock
 
@@ -31,7 +33,8 @@ package final class MemoryStore: PersistentStore {
         var isClosed = false
     }
 
-    package init(schema: Schema, options: StoreOptions = StoreOptions()) {
+    package init(schema: Schema, options: StoreOptions = StoreOptions(), metricsFactory: any MetricsFactory = MetricsSystem.factory) {
+        telemetry = StoreTelemetry(DatabaseIdentity(system: "strata.memory", namespace: "memory"), metricsFactory: metricsFactory)
         self.schema = schema
         self.options = options
         state = MemoryStateLock(MemoryState(database: MemoryDatabase(schema: schema)))

@@ -27,7 +27,7 @@ extension SQLiteStore {
                 var upgraded = metadata
                 upgraded.formatVersion = StoreMetadata.formatVersion
                 try upgraded.write(db)
-                Self.logger.info("Upgraded the store to format \(StoreMetadata.formatVersion)")
+                logger.info("Upgraded the store to format \(StoreMetadata.formatVersion)")
                 return .commit
             }
         }

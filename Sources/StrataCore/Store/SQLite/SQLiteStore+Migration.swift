@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 
 /// Migrating a store file: every step of the chain inside one SQLite
 /// transaction on a connection of its own, so the store afterwards holds the
@@ -12,7 +13,7 @@ extension SQLiteStore {
     /// or another, has the store open.
     static func migrate(
         fileAt url: URL, from stored: StoreMetadata, steps: [MigrationStep], options: StoreOptions,
-        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil, logger: Logger, telemetry: StoreTelemetry
     ) throws(StrataError) {
         guard let target = steps.last?.target else { return }
         let fileName = url.lastPathComponent
@@ -49,7 +50,7 @@ extension SQLiteStore {
                             .corruptStore,
                             "\(fileName) failed SQLite's integrity check before migrating (\(check.prefix(3).joined(separator: "; "))); it was not migrated")
                     }
-                    try run(steps, on: db, url: url, stored: stored, target: target, options: options, progress: progress)
+                    try run(steps, on: db, url: url, stored: stored, target: target, options: options, progress: progress, logger: logger, telemetry: telemetry)
                     try db.execute(sql: "COMMIT")
                 } catch {
                     try? db.execute(sql: "ROLLBACK")
@@ -57,7 +58,6 @@ extension SQLiteStore {
                 }
             }
         } catch let error as StrataError {
-            logger.error("Migrating \(fileName) failed; it holds what it held before: \(error)")
             throw error
         } catch {
             throw StrataError(.migrationFailed, "Migrating \(fileName) failed; it holds what it held before", underlyingError: SendableDescription(error))
@@ -67,7 +67,7 @@ extension SQLiteStore {
 
     private static func run(
         _ steps: [MigrationStep], on db: Database, url: URL, stored: StoreMetadata, target: Schema, options: StoreOptions,
-        progress: (@Sendable (MigrationProgress) -> Void)?
+        progress: (@Sendable (MigrationProgress) -> Void)?, logger: Logger, telemetry: StoreTelemetry
     ) throws {
         // Another process may have migrated it between the inspection and the lock.
         let current = try StoreMetadata.read(db)
@@ -87,7 +87,7 @@ extension SQLiteStore {
             logger.info("Migrating \(url.lastPathComponent): \(step.label)")
             do {
                 if let willMigrate = step.willMigrate, let source = step.source {
-                    try willMigrate(try SQLiteStore(migrating: db, url: url, schema: source, identifier: current.storeIdentifier, options: options))
+                    try willMigrate(try SQLiteStore(migrating: db, url: url, schema: source, identifier: current.storeIdentifier, options: options, logger: logger, telemetry: telemetry))
                     advance("ran willMigrate")
                 }
                 guard inferred.problems.isEmpty else {
@@ -102,7 +102,7 @@ extension SQLiteStore {
                 metadata.version = step.target.version
                 try metadata.write(db)
                 if let didMigrate = step.didMigrate {
-                    try didMigrate(try SQLiteStore(migrating: db, url: url, schema: step.target, identifier: current.storeIdentifier, options: options))
+                    try didMigrate(try SQLiteStore(migrating: db, url: url, schema: step.target, identifier: current.storeIdentifier, options: options, logger: logger, telemetry: telemetry))
                     advance("ran didMigrate")
                 }
             } catch let error as StrataError where error.code == .migrationFailed || error.code == .incompatibleStore {

@@ -10,10 +10,13 @@ extension SQLiteStore {
     /// (SQLite gives its `-wal` and `-shm` files the same). Another process
     /// creating it first is fine.
     static func createFile(at url: URL, permissions: UInt16) throws(StrataError) {
+        let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw StrataError(.sqlite, "Could not create the folder of \(url.lastPathComponent)", underlyingError: SendableDescription(error))
+            throw StrataError(
+                .invalidStoreLocation, "The store \(url.path) cannot be created: \(whyNoFolder(folder))",
+                underlyingError: SendableDescription(error))
         }
         let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode_t(permissions))
         if descriptor >= 0 {
@@ -23,6 +26,19 @@ extension SQLiteStore {
         } else if errno != EEXIST {
             throw StrataError(.sqlite, "Could not create \(url.lastPathComponent): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Why a folder cannot be made, in words: the nearest part of its path
+    /// that exists is a file, or may not be written to.
+    private static func whyNoFolder(_ folder: URL) -> String {
+        var existing = folder
+        var isDirectory: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: existing.path, isDirectory: &isDirectory), existing.path != "/" {
+            existing.deleteLastPathComponent()
+        }
+        if !isDirectory.boolValue { return "\(existing.path) is a file, not a folder" }
+        if !FileManager.default.isWritableFile(atPath: existing.path) { return "the folder \(existing.path) may not be written to" }
+        return "the folder \(folder.path) could not be made"
     }
 
     /// A writer pool over the file. Setting up WAL needs a moment alone with

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import GRDB
 import Logging
+import Metrics
 
 /// The embedded SQLite store, reached through GRDB.
 ///
@@ -18,6 +19,14 @@ package final class SQLiteStore: PersistentStore {
     package enum Location: Sendable, Hashable {
         case file(URL)
         case inMemory
+
+        /// How logs name it: the file's name.
+        var name: String {
+            switch self {
+            case .file(let url): url.lastPathComponent
+            case .inMemory: "in-memory SQLite"
+            }
+        }
     }
 
     /// The store's UUID, recorded in its metadata.
@@ -40,7 +49,9 @@ package final class SQLiteStore: PersistentStore {
     let writer: StoreDatabase
     let observers = StoreObservers()
     let layout: StoreLayout
-    static let logger = Logger(label: "strata")
+    /// The container's logger, with `strata.store` metadata.
+    let logger: Logger
+    package let telemetry: StoreTelemetry
 
     /// Opens (or creates) a store and checks it against the schema.
     ///
@@ -52,10 +63,15 @@ package final class SQLiteStore: PersistentStore {
     /// it is refused with `.incompatibleStore` listing the differences.
     package init(
         location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions(),
-        migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil
+        migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
+        logger: Logger = Logger(label: "strata"), metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) throws(StrataError) {
         self.schema = schema
         self.location = location
+        let logger = logger.with(LogMetadata.store, location.name)
+        self.logger = logger
+        let telemetry = StoreTelemetry(DatabaseIdentity(system: "sqlite", namespace: location.name), metricsFactory: metricsFactory)
+        self.telemetry = telemetry
         self.isReadOnly = readOnly
         self.options = options
         let layout = StoreLayout(schema: schema)
@@ -88,7 +104,11 @@ package final class SQLiteStore: PersistentStore {
                             throw StrataError(.incompatibleStore, "\(url.lastPathComponent) was written with another schema")
                         }
                         let steps = try migration(metadata.schema, metadata.version)
-                        try Self.migrate(fileAt: url, from: metadata, steps: steps, options: options, progress: migrationProgress)
+                        try telemetry.measure(.migrate) { _ in
+                            try Self.migrate(
+                                fileAt: url, from: metadata, steps: steps, options: options, progress: migrationProgress,
+                                logger: logger, telemetry: telemetry)
+                        }
                     }
                     writer = StoreDatabase(readOnly ? try Self.openReadOnly(at: url) : try Self.openPool(at: url))
                     identifier = existing
@@ -105,8 +125,13 @@ package final class SQLiteStore: PersistentStore {
 
     /// A store over a migration's connection, inside its transaction: what
     /// the contexts of a custom migration stage read and save through.
-    init(migrating db: Database, url: URL, schema: Schema, identifier: String, options: StoreOptions) throws {
+    init(
+        migrating db: Database, url: URL, schema: Schema, identifier: String, options: StoreOptions, logger: Logger,
+        telemetry: StoreTelemetry
+    ) throws {
         self.schema = schema
+        self.logger = logger
+        self.telemetry = telemetry
         self.location = .file(url)
         self.isReadOnly = false
         var options = options

@@ -19,9 +19,7 @@ public struct StoreCheck: Sendable, Codable {
     /// `progress` is called with the checks done so far and their number.
     public init(url: URL, progress: ((Int, Int) -> Void)? = nil) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(_, let metadata, let columns) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let (_, metadata, columns) = try inspection.requireStore()
         fileName = url.lastPathComponent
         problems = try inspection.withInspectionConnection { connection throws(StrataError) in
             var problems: [String] = []
@@ -40,7 +38,7 @@ public struct StoreCheck: Sendable, Codable {
             let dangling = try inspection.strings(
                 connection, "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 20", columns: 3)
             for row in stride(from: 0, to: dangling.count - 2, by: 3) {
-                problems.append("\(dangling[row]) row \(dangling[row + 1]) relates to a \(dangling[row + 2]) that does not exist")
+                problems.append("\(dangling[row]) row \(dangling[row + 1]) relates to \(withArticle(dangling[row + 2])) that does not exist")
             }
             stepDone()
             for entity in metadata.schema.entities {

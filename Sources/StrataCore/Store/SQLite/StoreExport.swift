@@ -46,98 +46,118 @@ public enum StoreExport {
         storeAt url: URL, as format: Format, to destination: URL, progress: ((Int, Int) -> Void)? = nil
     ) throws(StrataError) -> Summary {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(_, let metadata, let tables) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let (_, metadata, tables) = try inspection.requireStore()
         guard destination.standardizedFileURL.path != url.standardizedFileURL.path else {
             throw StrataError(.invalidStoreLocation, "An export cannot be written over the store it reads (\(url.path))")
         }
-        let layout = RecordedStoreLayout(metadata.schema)
-        var header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
-            + StoreFileValueFormat.jsonString(metadata.fingerprint) + ", \"schema\": "
-            + String(decoding: metadata.schema.canonicalJSON(), as: UTF8.self)
-        var counts: [String: Int] = [:]
+        var contents = Contents(fingerprint: metadata.fingerprint, schema: metadata.schema)
         try inspection.withInspectionConnection { connection throws(StrataError) in
             // One read transaction: a store in use is exported as one snapshot.
             try inspection.forEachRow(connection, "BEGIN") { _ throws(StrataError) in }
             defer { try? inspection.forEachRow(connection, "COMMIT") { _ throws(StrataError) in } }
             // The highest key each entity has given, deleted rows' included, so
             // the restored store never gives one of them again.
-            var sequences: [String] = []
             if tables[StoreLayout.sequenceTable] != nil {
                 try inspection.forEachRow(connection, "SELECT entity, max_pk FROM \(StoreLayout.sequenceTable) ORDER BY entity") {
                     row throws(StrataError) in
-                    if case .text(let entity) = row[0], case .integer(let key) = row[1] {
-                        sequences.append(StoreFileValueFormat.jsonString(entity) + ": \(key)")
-                    }
+                    if case .text(let entity) = row[0], case .integer(let key) = row[1] { contents.sequences[entity] = key }
                 }
             }
-            header += ", \"sequences\": {" + sequences.joined(separator: ", ") + "}"
-            var total = 0
-            for entity in layout.entities where tables[entity.name] != nil {
+            for entity in contents.layout.entities where tables[entity.name] != nil {
                 try inspection.forEachRow(connection, "SELECT count(*) FROM \(quote(entity.name))") { row throws(StrataError) in
-                    if case .integer(let count) = row.first { counts[entity.name] = Int(count); total += Int(count) }
+                    if case .integer(let count) = row.first { contents.rowCounts[entity.name] = Int(count) }
                 }
             }
-            var written = 0
-            func rowWritten() {
-                written += 1
-                if written % 1000 == 0 || written == total { progress?(written, total) }
-            }
-            progress?(0, total)
-            switch format {
-            case .json:
-                let output = try ExportOutput(url: destination)
-                try output.write("{" + header + ", \"entities\": {")
-                for (index, entity) in layout.entities.enumerated() {
-                    try output.write((index == 0 ? "\n" : ",\n") + StoreFileValueFormat.jsonString(entity.name) + ": [")
-                    var first = true
-                    try forEachRecord(of: entity, tables: tables, inspection: inspection, connection: connection) {
-                        record throws(StrataError) in
-                        var fields = ["\"_pk\": \(record.key)", "\"_version\": \(record.version)"]
-                        for (column, value) in zip(entity.columns, record.values) {
-                            fields.append(StoreFileValueFormat.jsonString(column.name) + ": "
-                                + StoreFileValueFormat.json(value, type: column.type))
-                        }
-                        for (toMany, members) in zip(entity.toMany, record.members) {
-                            fields.append(StoreFileValueFormat.jsonString(toMany.name) + ": ["
-                                + members.map(String.init).joined(separator: ", ") + "]")
-                        }
-                        try output.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
-                        first = false
-                        rowWritten()
-                    }
-                    try output.write(first ? "]" : "\n]")
-                }
-                try output.write("\n}}\n")
-                try output.close()
-            case .csv:
-                do {
-                    try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
-                } catch {
-                    throw StrataError(.invalidStoreLocation, "\(destination.path) cannot be created: \(error.localizedDescription)")
-                }
-                let schemaFile = try ExportOutput(url: destination.appendingPathComponent("schema.json"))
-                try schemaFile.write("{" + header + "}\n")
-                try schemaFile.close()
-                for entity in layout.entities {
-                    let output = try ExportOutput(url: destination.appendingPathComponent(entity.name + ".csv"))
-                    try output.write(CSVFormat.line(["_pk", "_version"] + entity.columns.map(\.name) + entity.toMany.map(\.name)) + "\n")
-                    try forEachRecord(of: entity, tables: tables, inspection: inspection, connection: connection) {
-                        record throws(StrataError) in
-                        var fields: [String?] = [String(record.key), String(record.version)]
-                        for (column, value) in zip(entity.columns, record.values) {
-                            fields.append(StoreFileValueFormat.text(value, type: column.type))
-                        }
-                        fields += record.members.map { $0.map(String.init).joined(separator: " ") }
-                        try output.write(CSVFormat.line(fields) + "\n")
-                        rowWritten()
-                    }
-                    try output.close()
-                }
+            try write(contents, as: format, to: destination, progress: progress) { entity, body throws(StrataError) in
+                try forEachRecord(of: entity, tables: tables, inspection: inspection, connection: connection, body)
             }
         }
-        return Summary(fileName: url.lastPathComponent, format: format, rowCounts: counts)
+        return Summary(fileName: url.lastPathComponent, format: format, rowCounts: contents.rowCounts)
+    }
+
+    /// What an export holds besides its rows.
+    struct Contents {
+        var fingerprint: String
+        var schema: SchemaSummary
+        var layout: RecordedStoreLayout
+        /// The highest key each entity has given.
+        var sequences: [String: Int64] = [:]
+        var rowCounts: [String: Int] = [:]
+
+        init(fingerprint: String, schema: SchemaSummary) {
+            self.fingerprint = fingerprint
+            self.schema = schema
+            layout = RecordedStoreLayout(schema)
+        }
+    }
+
+    /// Writes an export: the header, then each entity's records as `records` reads them.
+    static func write(
+        _ contents: Contents, as format: Format, to destination: URL, progress: ((Int, Int) -> Void)?,
+        records: (RecordedStoreLayout.Entity, (Record) throws(StrataError) -> Void) throws(StrataError) -> Void
+    ) throws(StrataError) {
+        let sequences = contents.sequences.sorted { $0.key < $1.key }
+            .map { StoreFileValueFormat.jsonString($0.key) + ": \($0.value)" }
+        let header = "\"format\": \"\(formatName)\", \"version\": \(formatVersion), \"fingerprint\": "
+            + StoreFileValueFormat.jsonString(contents.fingerprint) + ", \"schema\": "
+            + String(decoding: contents.schema.canonicalJSON(), as: UTF8.self)
+            + ", \"sequences\": {" + sequences.joined(separator: ", ") + "}"
+        let total = contents.rowCounts.values.reduce(0, +)
+        var written = 0
+        func rowWritten() {
+            written += 1
+            if written % 1000 == 0 || written == total { progress?(written, total) }
+        }
+        progress?(0, total)
+        switch format {
+        case .json:
+            let output = try ExportOutput(url: destination)
+            try output.write("{" + header + ", \"entities\": {")
+            for (index, entity) in contents.layout.entities.enumerated() {
+                try output.write((index == 0 ? "\n" : ",\n") + StoreFileValueFormat.jsonString(entity.name) + ": [")
+                var first = true
+                try records(entity) { record throws(StrataError) in
+                    var fields = ["\"_pk\": \(record.key)", "\"_version\": \(record.version)"]
+                    for (column, value) in zip(entity.columns, record.values) {
+                        fields.append(StoreFileValueFormat.jsonString(column.name) + ": "
+                            + StoreFileValueFormat.json(value, type: column.type))
+                    }
+                    for (toMany, members) in zip(entity.toMany, record.members) {
+                        fields.append(StoreFileValueFormat.jsonString(toMany.name) + ": ["
+                            + members.map(String.init).joined(separator: ", ") + "]")
+                    }
+                    try output.write((first ? "\n  {" : ",\n  {") + fields.joined(separator: ", ") + "}")
+                    first = false
+                    rowWritten()
+                }
+                try output.write(first ? "]" : "\n]")
+            }
+            try output.write("\n}}\n")
+            try output.close()
+        case .csv:
+            do {
+                try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+            } catch {
+                throw StrataError(.invalidStoreLocation, "\(destination.path) cannot be created: \(error.localizedDescription)")
+            }
+            let schemaFile = try ExportOutput(url: destination.appendingPathComponent("schema.json"))
+            try schemaFile.write("{" + header + "}\n")
+            try schemaFile.close()
+            for entity in contents.layout.entities {
+                let output = try ExportOutput(url: destination.appendingPathComponent(entity.name + ".csv"))
+                try output.write(CSVFormat.line(["_pk", "_version"] + entity.columns.map(\.name) + entity.toMany.map(\.name)) + "\n")
+                try records(entity) { record throws(StrataError) in
+                    var fields: [String?] = [String(record.key), String(record.version)]
+                    for (column, value) in zip(entity.columns, record.values) {
+                        fields.append(StoreFileValueFormat.text(value, type: column.type))
+                    }
+                    fields += record.members.map { $0.map(String.init).joined(separator: " ") }
+                    try output.write(CSVFormat.line(fields) + "\n")
+                    rowWritten()
+                }
+                try output.close()
+            }
+        }
     }
 
     /// One row of an entity, with the keys of each to-many's members in order.

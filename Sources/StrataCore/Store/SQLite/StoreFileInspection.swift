@@ -31,10 +31,31 @@ struct StoreFileInspection {
 
     var fileName: String { url.lastPathComponent }
 
+    /// The store the tools read: ``examine(readOnly:verifiesIntegrity:)``,
+    /// where finding none is an error that says what is there instead.
+    func requireStore() throws(StrataError) -> (identifier: String, metadata: StoreMetadata, tables: [String: Set<String>]) {
+        guard case .store(let identifier, let metadata, let tables) = try examine(readOnly: true, verifiesIntegrity: false) else {
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+            let reason = if !FileManager.default.fileExists(atPath: url.path) {
+                "nothing is there"
+            } else if size == 0 {
+                "the file is empty"
+            } else {
+                "it is a SQLite database without tables"
+            }
+            throw StrataError(.invalidStoreLocation, "\(url.path) is not a Strata store: \(reason)")
+        }
+        return (identifier, metadata, tables)
+    }
+
     func examine(readOnly: Bool, verifiesIntegrity: Bool) throws(StrataError) -> Finding {
         let path = url.path
         try refuseDanglingLink()
-        guard FileManager.default.fileExists(atPath: path) else { return .missing }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return .missing }
+        if isDirectory.boolValue {
+            throw StrataError(.invalidStoreLocation, "\(path) is not a Strata store: it is a folder")
+        }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         if size == 0 { return .missing }
         let header = FileHandle(forReadingAtPath: path).flatMap { handle in
@@ -42,7 +63,7 @@ struct StoreFileInspection {
             return try? handle.read(upToCount: 100)
         }
         guard let header, header.count == 100, header.prefix(16) == Data("SQLite format 3\0".utf8) else {
-            throw StrataError(.corruptStore, "\(fileName) is not a SQLite database; it was left untouched")
+            throw StrataError(.corruptStore, "\(fileName) is not a Strata store: it is not a SQLite database; it was left untouched")
         }
         // The page size is bytes 16–17 (big-endian; 1 means 65536). A file that
         // is not a whole number of pages was cut short or padded.

@@ -38,7 +38,7 @@ package enum StoreFileValueFormat {
     /// A value as a table shows it: dates in ISO 8601, data by size.
     package static func display(_ value: StoredValue, type: AttributeType?) -> String {
         if type == .date, case .real(let seconds) = value, seconds.isFinite {
-            return isoFormatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
+            return Date(timeIntervalSinceReferenceDate: seconds).formatted(fractionalISO)
         }
         if case .blob(let data) = value { return "\(data.count) bytes" }
         return text(value, type: type) ?? "nil"
@@ -73,7 +73,7 @@ package enum StoreFileValueFormat {
             }
         case .date:
             if let seconds = Double(text) { return .real(seconds) }
-            guard let date = isoFormatter.date(from: text) ?? plainISOFormatter.date(from: text) else { throw failure() }
+            guard let date = isoDate(text) else { throw failure() }
             return .real(date.timeIntervalSinceReferenceDate)
         case .data:
             guard let data = Data(base64Encoded: text) else { throw failure() }
@@ -121,11 +121,20 @@ package enum StoreFileValueFormat {
         return result + "\""
     }
 
-    private static var isoFormatter: ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }
+    private static let fractionalISO = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    private static var plainISOFormatter: ISO8601DateFormatter { ISO8601DateFormatter() }
+    /// A date in ISO 8601: `2026-01-01T09:30:00Z`, with fractional seconds or
+    /// another offset, or without a zone (`2026-01-01T09:30`, UTC), or a day
+    /// alone (`2026-01-01`, its start in UTC).
+    static func isoDate(_ text: String) -> Date? {
+        var text = text
+        if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil {
+            text += "T00:00:00Z"
+        } else if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/) != nil {
+            text += ":00Z"
+        } else if text.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?/) != nil {
+            text += "Z"
+        }
+        return (try? fractionalISO.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+    }
 }

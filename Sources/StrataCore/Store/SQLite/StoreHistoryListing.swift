@@ -34,9 +34,7 @@ public struct StoreHistoryListing: Sendable, Codable {
     /// A store that keeps no history fails with `.invalidStoreLocation`, saying so.
     public init(url: URL, after token: Int64? = nil, author: String? = nil) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(_, _, let columns) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let columns = try inspection.requireStore().tables
         guard columns[HistoryLayout.transactionTable] != nil, columns[HistoryLayout.changeTable] != nil else {
             throw StrataError(.invalidStoreLocation, "\(url.lastPathComponent) keeps no history (history tracking was never on)")
         }

@@ -17,14 +17,34 @@ import GRDB
 public enum StoreImport {
     /// Imports `source` (a JSON file, or a CSV directory) into the store at `url`.
     /// `progress` is called with the rows written so far and the total.
+    ///
+    /// With `createsStore`, a file that does not exist yet is first made a
+    /// store of the schema the export records, as the app's container would
+    /// make it; an import that then fails removes it again.
     @discardableResult
     public static func `import`(
-        from source: URL, as format: StoreExport.Format, into url: URL, progress: ((Int, Int) -> Void)? = nil
+        from source: URL, as format: StoreExport.Format, into url: URL, createsStore: Bool = false,
+        progress: ((Int, Int) -> Void)? = nil
     ) throws(StrataError) -> StoreExport.Summary {
         let document = switch format {
         case .json: try ImportedDocument(json: source)
         case .csv: try ImportedDocument(csvDirectory: source)
         }
+        guard createsStore, !FileManager.default.fileExists(atPath: url.path) else {
+            return try importRows(of: document, as: format, into: url, progress: progress)
+        }
+        try SQLiteStore(location: .file(url), schema: Schema(recorded: document.schema, assumedDefault: nil)).close()
+        do {
+            return try importRows(of: document, as: format, into: url, progress: progress)
+        } catch {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
+
+    private static func importRows(
+        of document: ImportedDocument, as format: StoreExport.Format, into url: URL, progress: ((Int, Int) -> Void)?
+    ) throws(StrataError) -> StoreExport.Summary {
         let inspection = StoreFileInspection(url: url)
         guard case .store(_, let metadata, _) = try inspection.examine(readOnly: false, verifiesIntegrity: false) else {
             throw StrataError(

@@ -36,9 +36,7 @@ public struct StoreMigrationPreview: Sendable, Codable {
     /// file fails as ``StoreReport/init(url:)`` does.
     public init(url: URL, to target: SchemaSummary) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(_, let metadata, _) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let metadata = try inspection.requireStore().metadata
         fileName = url.lastPathComponent
         storedFingerprint = metadata.fingerprint
         targetFingerprint = target.fingerprint

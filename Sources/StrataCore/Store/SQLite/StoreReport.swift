@@ -37,10 +37,7 @@ public struct StoreReport: Sendable, Codable {
     /// fails with `.corruptStore` or `.incompatibleStore`, saying why.
     public init(url: URL) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(let identifier, let metadata, let columns) = try inspection.examine(readOnly: true, verifiesIntegrity: false)
-        else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let (identifier, metadata, columns) = try inspection.requireStore()
         fileName = url.lastPathComponent
         let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0 }
         sizeInBytes = size(url.path) + size(url.path + "-wal")

@@ -61,6 +61,31 @@ public struct StoreRows: Sendable {
                 value = literal == "nil" || literal == "null" ? nil : literal
             }
         }
+
+        /// Reads conditions joined by `and`, as in `year >= 1970 and year < 2000`
+        /// (an `and` inside quotes is part of a value).
+        public static func all(parsing text: String) throws(StrataError) -> [Condition] {
+            var parts: [String] = []
+            var current = ""
+            var quote: Character?
+            var rest = Substring(text)
+            while let character = rest.first {
+                if let open = quote {
+                    if character == open { quote = nil }
+                } else if character == "\"" || character == "'" {
+                    quote = character
+                } else if character == " ", rest.lowercased().hasPrefix(" and ") {
+                    parts.append(current)
+                    current = ""
+                    rest = rest.dropFirst(5)
+                    continue
+                }
+                current.append(character)
+                rest = rest.dropFirst()
+            }
+            parts.append(current)
+            return try parts.map { part throws(StrataError) in try Condition(parsing: part) }
+        }
     }
 
     /// A column to sort by; `-name` or `name desc` sorts in descending order.
@@ -79,7 +104,9 @@ public struct StoreRows: Sendable {
             if words.count == 2, ["desc", "asc"].contains(words[1].lowercased()) {
                 ascending = words.removeLast().lowercased() == "asc"
             }
-            guard words.count == 1 else { throw StrataError(.unsupportedPredicate, "'\(text)' is not a sort key: write 'name' or '-name'") }
+            guard words.count == 1 else {
+                throw StrataError(.unsupportedPredicate, "'\(text)' is not a sort key: write 'name', 'name desc' or '-name'")
+            }
             column = words[0]
             if column.hasPrefix("-") {
                 ascending = false
@@ -100,13 +127,15 @@ public struct StoreRows: Sendable {
     /// Reads the rows of `entity` that meet every condition, sorted, at most `limit`.
     /// An unknown entity or column, or a value that is not of its column's type,
     /// fails with `.unsupportedPredicate` or `.valueConversion`, naming it.
+    ///
+    /// With `eachRow`, each row is handed to it as it is read, with the
+    /// columns, and ``rows`` stays empty: a reader of many rows holds one at a time.
     public init(
-        url: URL, entity entityName: String, conditions: [Condition] = [], sort: [SortKey] = [], limit: Int? = nil
+        url: URL, entity entityName: String, conditions: [Condition] = [], sort: [SortKey] = [], limit: Int? = nil,
+        eachRow: ((StoreRows, [StoredValue]) -> Void)? = nil
     ) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)
-        guard case .store(_, let metadata, let tables) = try inspection.examine(readOnly: true, verifiesIntegrity: false) else {
-            throw StrataError(.invalidStoreLocation, "There is no store at \(url.path)")
-        }
+        let (_, metadata, tables) = try inspection.requireStore()
         let layout = RecordedStoreLayout(metadata.schema)
         guard let entity = layout.entity(named: entityName) else {
             throw StrataError(
@@ -174,12 +203,13 @@ public struct StoreRows: Sendable {
         } + ["pk"]
         sql += " ORDER BY " + order.joined(separator: ", ")
         if let limit { sql += " LIMIT \(max(0, limit))" }
-        var rows: [[StoredValue]] = []
+        rows = []
         if tables[entityName] != nil {
             try inspection.withInspectionConnection { connection throws(StrataError) in
-                try inspection.forEachRow(connection, sql, arguments: arguments) { row throws(StrataError) in rows.append(row) }
+                try inspection.forEachRow(connection, sql, arguments: arguments) { row throws(StrataError) in
+                    if let eachRow { eachRow(self, row) } else { rows.append(row) }
+                }
             }
         }
-        self.rows = rows
     }
 }

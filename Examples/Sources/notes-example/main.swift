@@ -1,7 +1,7 @@
 // A command-line notes app on Strata: two models joined many-to-many, fetches with
 // #Predicate and SortDescriptor, and case- and accent-insensitive search.
-//   swift run notes-example add "Groceries" "milk, eggs" --tag home
-//   swift run notes-example list --tag home      (store: --store DIR, $NOTES_STORE, or the default)
+//   swift run --package-path Examples notes-example add "Groceries" "milk, eggs" --tag home
+//   swift run --package-path Examples notes-example list --tag home      (store: --store DIR, $NOTES_STORE, or the default)
 
 import Foundation
 import Strata

@@ -1,7 +1,7 @@
 // A server-style importer on Strata: one background context per feed imports concurrently,
 // upserting items by guid; a history consumer resumes from the token it kept in the store;
 // the main-actor view context merges every save. Run it twice: the second run updates.
-//   swift run importer-example --feeds 3 [--items 20] [--store DIR]   (or set IMPORTER_STORE)
+//   swift run --package-path Examples importer-example --feeds 3 [--items 20] [--store DIR]   (or set IMPORTER_STORE)
 
 import Foundation
 import Strata
@@ -198,7 +198,8 @@ func runImporter(_ options: Options) async throws {
     let started = clock.now
     let saved = try await Importer.importFeeds(into: container, feeds: options.feeds, items: options.items, run: run)
     let elapsed = clock.now - started
-    print("Imported \(saved.values.reduce(0, +)) items into \(saved.count) feeds concurrently in \(elapsed).")
+    let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    print("Imported \(saved.values.reduce(0, +)) items into \(saved.count) feeds concurrently in \(Int(milliseconds.rounded())) ms.")
 
     view.mergePendingChanges()          // usually done already, while the imports were awaited
     observation.cancel()
