@@ -3,6 +3,8 @@
 // compiled against these, never run; an article that declares a model of the same name
 // uses its own.
 import Foundation
+import Logging
+import ServiceLifecycle
 import Strata
 import StrataPostgres
 
@@ -84,4 +86,7 @@ public var isbn: String { given() }
 public var title: String { given() }
 public var feed: [[String: any Sendable]] { given() }
 public var update: BatchUpdateRequest<Book> { given() }
+public var logger: Logger { given() }
+/// An app's HTTP server, as a service of its group.
+public var server: any Service { given() }
 @MainActor public func notifyUser(about changes: [HistoryChange]) {}

@@ -83,7 +83,7 @@ def declared_types(items):
 
 def module_source(markdown, examples_in_module):
     """One module's file: imports, declarations at file scope, statements in functions."""
-    imports = {"Foundation", "Strata", "StrataPostgres", "StrataTesting", "Observation", "SnippetPrelude"}
+    imports = {"Foundation", "Logging", "Strata", "StrataPostgres", "StrataTesting", "Observation", "SnippetPrelude"}
     body = []
     for number, (line, items, marker) in enumerate(examples_in_module):
         guard_open, guard_close = ("#if canImport(SwiftUI)\n", "#endif\n") if marker == "apple-only" else ("", "")
@@ -166,11 +166,18 @@ let strata: [Target.Dependency] = [
     .product(name: "Strata", package: "{ROOT.name}"),
     .product(name: "StrataPostgres", package: "{ROOT.name}"),
     .product(name: "StrataTesting", package: "{ROOT.name}"),
+    .product(name: "StrataServiceLifecycle", package: "{ROOT.name}"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
 ]
 let package = Package(
     name: "StrataSnippets",
     platforms: [.macOS(.v15)],
-    dependencies: [.package(path: "{strata}")],
+    dependencies: [
+        .package(path: "{strata}"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
     targets: [
         .target(name: "SnippetPrelude", dependencies: strata, swiftSettings: settings),
         .executableTarget(name: "readme-example", dependencies: [.product(name: "Strata", package: "{ROOT.name}")], swiftSettings: settings),
