@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "strata",
             dependencies: [
-                "Strata", "StrataPostgres",
+                "Strata", .target(name: "StrataPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -5,6 +5,7 @@ import NIOPosix
 import PostgresNIO
 import StrataCore
 import Synchronization
+import Tracing
 
 /// A store in a PostgreSQL database: the same rows, versions, relationships,
 /// history and change sets as the SQLite store, shared by every process that
@@ -259,8 +260,12 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
     }
 
     private func offload<Result: Sendable>(_ work: @escaping @Sendable () throws(StrataError) -> Result) async throws(StrataError) -> Result {
+        // The operation's span, so statements run on the pool's thread are its children.
+        let span = InstrumentationContext.current
         do {
-            return try await NIOThreadPool.singleton.runIfActive { try work() }
+            return try await NIOThreadPool.singleton.runIfActive {
+                try InstrumentationContext.withValue(span) { () throws(StrataError) in try work() }
+            }
         } catch let error as StrataError {
             throw error
         } catch {

@@ -2,19 +2,21 @@ import Foundation
 import PostgresNIO
 import StrataCore
 
-/// A PostgreSQL store opened read-only with the schema it records, for the
-/// tools that read a store without the app's models (`strata inspect`,
-/// `fetch`, `history`, `check` and `export` given a URL). It changes nothing:
-/// no lock is taken, nothing is created, no listener starts.
+/// A PostgreSQL store read under the schema it records, for the tools that
+/// read a store without the app's models (`strata inspect`, `fetch`,
+/// `history`, `check`, `export` and `schema` given a URL). Everything it reads
+/// comes from one read-only transaction at repeatable read, so an export of a
+/// store in use is one snapshot; it takes no lock, makes nothing and starts no
+/// listener.
 ///
 /// ```swift
-/// let inspection = try PostgresStoreInspection(url: "postgres://app@db/app?schema=library")
-/// defer { inspection.close() }
-/// let report = try StoreReport(store: inspection.store, name: inspection.name,
-///                              sizeInBytes: try inspection.sizeInBytes(), formatVersion: inspection.formatVersion)
+/// let report = try PostgresStoreInspection.reading(url: "postgres://app@db/app?schema=library") { inspection in
+///     try StoreReport(store: inspection.store, name: inspection.name, sizeInBytes: try inspection.sizeInBytes(),
+///                     formatVersion: inspection.formatVersion, history: try inspection.history())
+/// }
 /// ```
 package final class PostgresStoreInspection {
-    /// The store, read-only, under its recorded schema.
+    /// The store, under its recorded schema.
     package let store: any PersistentStore
     /// How the tools name it: `host:port/database?schema=name`.
     package let name: String
@@ -22,37 +24,64 @@ package final class PostgresStoreInspection {
     package let formatVersion: Int
     private let postgres: PostgresStore
 
-    package init(url: String) throws(StrataError) {
+    private init(postgres: PostgresStore, name: String, formatVersion: Int) {
+        self.postgres = postgres
+        store = postgres
+        self.name = name
+        self.formatVersion = formatVersion
+    }
+
+    /// Runs `body` on the store at `url`, inside one read-only transaction.
+    package static func reading<Result>(
+        url: String, _ body: (PostgresStoreInspection) throws(StrataError) -> Result
+    ) throws(StrataError) -> Result {
         let description = try PostgresStoreDescription(url: url)
-        name = description.storeName
-        // What the namespace records, read before the store opens under it.
+        // What the namespace records, read before the store is made under it.
         let probe = PostgresLayout(schema: Schema(recorded: SchemaSummary.empty, assumedDefault: nil), namespace: description.schemaName)
         let pool = try PostgresConnectionPool(description: description)
         defer { pool.close() }
-        let (metadata, keepsHistory) = try pool.withSession { session throws(StrataError) in
-            let present = try session.rows(
-                "SELECT (to_regclass($1) IS NOT NULL)::int4, (to_regclass($2) IS NOT NULL)::int4",
-                [.text(probe.metadataTable), .text(probe.transactionTable)])
-            let cells = present.first.map(Array.init) ?? []
-            guard cells.count == 2, try PostgresSession.integer(cells[0]) == 1 else {
+        return try pool.withSession { session throws(StrataError) in
+            try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            // Nothing was written: ending the transaction either way is the same.
+            defer { _ = try? session.execute("ROLLBACK") }
+            let present = try session.rows("SELECT (to_regclass($1) IS NOT NULL)::int4", [.text(probe.metadataTable)])
+            guard let cell = present.first.flatMap({ Array($0).first }), try PostgresSession.integer(cell) == 1 else {
                 throw StrataError(
                     .invalidStoreLocation,
                     "\(description.storeName) holds no Strata store: the schema \(description.schemaName) has no Strata metadata")
             }
-            return (try PostgresStore.metadata(probe, in: session), try PostgresSession.integer(cells[1]) == 1)
+            let metadata = try PostgresStore.metadata(probe, in: session)
+            guard let json = metadata["schema"], let fingerprint = metadata["fingerprint"],
+                  let identifier = metadata["storeIdentifier"],
+                  let summary = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
+                throw StrataError(
+                    .incompatibleStore,
+                    "\(description.storeName) was made by an earlier version of Strata that did not record its schema; open it once with its app")
+            }
+            let formatVersion = Int(metadata["formatVersion"] ?? "") ?? 0
+            guard formatVersion == PostgresStore.formatVersion else {
+                throw StrataError(
+                    .incompatibleStore,
+                    "\(description.storeName) has layout version \(formatVersion); this version of Strata reads version \(PostgresStore.formatVersion)")
+            }
+            // Every Strata store in PostgreSQL has history tables, empty when tracking was never on.
+            let postgres = try PostgresStore(
+                migrating: session, description: description, schema: Schema(recorded: summary, assumedDefault: nil),
+                identifier: identifier, fingerprint: fingerprint, options: StoreOptions(historyTracking: true),
+                logger: session.logger, telemetry: session.telemetry)
+            return try body(PostgresStoreInspection(postgres: postgres, name: description.storeName, formatVersion: formatVersion))
         }
-        guard let json = metadata["schema"],
-              let summary = try? JSONDecoder().decode(SchemaSummary.self, from: Data(json.utf8)) else {
-            throw StrataError(
-                .incompatibleStore,
-                "\(description.storeName) was made by an earlier version of Strata that did not record its schema; open it once with its app")
+    }
+
+    /// How many transactions the history holds, and the newest one's token.
+    package func history() throws(StrataError) -> StoreReport.History {
+        try postgres.pool.withSession { session throws(StrataError) in
+            let rows = try session.rows("SELECT count(*)::int8, max(id)::int8 FROM \(postgres.layout.transactionTable)")
+            let cells = rows.first.map(Array.init) ?? []
+            guard cells.count == 2 else { return StoreReport.History(transactionCount: 0, latestToken: nil) }
+            return StoreReport.History(
+                transactionCount: Int(try PostgresSession.integer(cells[0]) ?? 0), latestToken: try PostgresSession.integer(cells[1]))
         }
-        formatVersion = Int(metadata["formatVersion"] ?? "") ?? 0
-        var options = StoreOptions(historyTracking: keepsHistory)
-        options.remoteChangeNotifications = false
-        postgres = try PostgresStore(
-            description: description, schema: Schema(recorded: summary, assumedDefault: nil), readOnly: true, options: options)
-        store = postgres
     }
 
     /// The bytes its tables and their indexes take on the server.
@@ -124,7 +153,4 @@ package final class PostgresStoreInspection {
         return try PostgresSession.integer(cell)
     }
 
-    package func close() {
-        try? postgres.close()
-    }
 }

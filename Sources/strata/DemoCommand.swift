@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Strata
+#if PostgreSQL
 import StrataPostgres
+#endif
 
 /// `strata demo`: creates or reopens a store, imports sample data in the
 /// background and shows the view context receiving it.
@@ -23,8 +25,12 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let url = postgres ?? ProcessInfo.processInfo.environment["STRATA_DEMO_POSTGRES"] {
+            #if PostgreSQL
             try await PostgresDemo(url: url, fresh: fresh).run()
             return
+            #else
+            throw StoreBrowser.builtWithoutPostgres(url)
+            #endif
         }
         if let directory {
             PersistentContainer.defaultDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)

@@ -76,9 +76,9 @@ struct ImportCommand: ParsableCommand {
         let exists = FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory)
         let format = format ?? (exists && isDirectory.boolValue ? .csv : .json)
         let bar = ProgressBar(label: "importing")
-        let summary = try options.read { url throws(StrataError) in
-            try StoreImport.import(from: URL(fileURLWithPath: source), as: format, into: url, createsStore: true, progress: bar.update)
-        }
+        let url = try StoreBrowser.sqliteFile(options.file, for: "import")
+        let summary = try StoreImport.import(
+            from: URL(fileURLWithPath: source), as: format, into: url, createsStore: true, progress: bar.update)
         bar.finish()
         if options.json {
             try options.printJSON(summary)

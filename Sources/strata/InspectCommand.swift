@@ -95,6 +95,14 @@ struct InspectionJSON: Encodable {
     struct History: Encodable {
         var transactionCount: Int
         var latestToken: Int64?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(transactionCount, forKey: .transactionCount)
+            try container.encode(latestToken, forKey: .latestToken)
+        }
+
+        private enum CodingKeys: String, CodingKey { case transactionCount, latestToken }
     }
 
     var store: String

@@ -30,7 +30,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         let target = try Self.schema(at: schema)
-        let url = try StoreBrowser.file(options.file)
+        let url = try StoreBrowser.sqliteFile(options.file, for: "migrate")
         let preview: StoreMigrationPreview
         if dryRun {
             preview = try StoreMigrationPreview(url: url, to: target)

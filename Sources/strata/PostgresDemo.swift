@@ -1,3 +1,4 @@
+#if PostgreSQL
 import ArgumentParser
 import Foundation
 import Strata
@@ -63,3 +64,4 @@ struct PostgresDemo {
             + String(format: "%.1f ms", milliseconds) + " after the save began (NOTIFY, then history).")
     }
 }
+#endif

@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import StrataPostgres
 
 /// Reads the store a command names: a SQLite file through the file tools,
 /// which read it without opening it as a store, or a PostgreSQL URL through
@@ -17,11 +16,7 @@ enum StoreBrowser {
 
     static func report(at location: String) throws(StrataError) -> StoreReport {
         guard isPostgres(location) else { return try StoreReport(url: file(location)) }
-        return try withPostgres(location) { inspection throws(StrataError) in
-            try StoreReport(
-                store: inspection.store, name: inspection.name, sizeInBytes: try inspection.sizeInBytes(),
-                formatVersion: inspection.formatVersion)
-        }
+        return try PostgresBrowser.report(url: location)
     }
 
     /// The rows of one entity; with `eachRow`, handed over one at a time with the columns.
@@ -32,25 +27,17 @@ enum StoreBrowser {
         guard isPostgres(location) else {
             return try StoreRows(url: file(location), entity: entity, conditions: conditions, sort: sort, limit: limit, eachRow: eachRow)
         }
-        return try withPostgres(location) { inspection throws(StrataError) in
-            try StoreRows(
-                store: inspection.store, name: inspection.name, entity: entity, conditions: conditions, sort: sort,
-                limit: limit, eachRow: eachRow)
-        }
+        return try PostgresBrowser.rows(url: location, entity: entity, conditions: conditions, sort: sort, limit: limit, eachRow: eachRow)
     }
 
     static func history(at location: String, after token: Int64?, author: String?) throws(StrataError) -> StoreHistoryListing {
         guard isPostgres(location) else { return try StoreHistoryListing(url: file(location), after: token, author: author) }
-        return try withPostgres(location) { inspection throws(StrataError) in
-            try StoreHistoryListing(store: inspection.store, name: inspection.name, after: token, author: author)
-        }
+        return try PostgresBrowser.history(url: location, after: token, author: author)
     }
 
     static func check(at location: String, progress: @escaping (Int, Int) -> Void) throws(StrataError) -> StoreCheck {
         guard isPostgres(location) else { return try StoreCheck(url: file(location), progress: progress) }
-        return try withPostgres(location) { inspection throws(StrataError) in
-            StoreCheck(name: inspection.name, problems: try inspection.problems())
-        }
+        return try PostgresBrowser.check(url: location)
     }
 
     static func export(
@@ -59,11 +46,7 @@ enum StoreBrowser {
         guard isPostgres(location) else {
             return try StoreExport.export(storeAt: file(location), as: format, to: destination, progress: progress)
         }
-        return try withPostgres(location) { inspection throws(StrataError) in
-            try StoreExport.export(
-                store: inspection.store, name: inspection.name, sequences: try inspection.sequences(), as: format,
-                to: destination, progress: progress)
-        }
+        return try PostgresBrowser.export(url: location, as: format, to: destination, progress: progress)
     }
 
     /// The schema a store records, from its report.
@@ -83,11 +66,17 @@ enum StoreBrowser {
         return URL(fileURLWithPath: location)
     }
 
-    private static func withPostgres<Result>(
-        _ url: String, _ body: (PostgresStoreInspection) throws(StrataError) -> Result
-    ) throws(StrataError) -> Result {
-        let inspection = try PostgresStoreInspection(url: url)
-        defer { inspection.close() }
-        return try body(inspection)
+    /// The store file a command that writes files works on; a PostgreSQL URL is refused.
+    static func sqliteFile(_ location: String, for command: String) throws(StrataError) -> URL {
+        guard !isPostgres(location) else {
+            throw StrataError(
+                .invalidStoreLocation,
+                "strata \(command) works on SQLite files; a PostgreSQL store is migrated, and filled, by the app's container")
+        }
+        return try file(location)
+    }
+
+    static func builtWithoutPostgres(_ url: String) -> StrataError {
+        StrataError(.invalidStoreLocation, "This strata was built without Strata's PostgreSQL trait, so it cannot open \(url)")
     }
 }

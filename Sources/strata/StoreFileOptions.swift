@@ -10,12 +10,6 @@ struct StoreFileOptions: ParsableArguments {
     @Flag(name: .long, help: "Print the result as JSON, for scripts (a failure too, on standard error).")
     var json = false
 
-    /// The store file; a failure is thrown to `StrataCommand.main`, which prints it once.
-    func read<Result>(_ read: (URL) throws(StrataError) -> Result) throws(StrataError) -> Result {
-        guard !file.isEmpty else { throw StrataError(.invalidStoreLocation, "No store was named: give a file or a PostgreSQL URL") }
-        return try read(URL(fileURLWithPath: file))
-    }
-
     func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

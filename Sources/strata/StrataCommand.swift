@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Strata
 
 /// The `strata` command-line tool.
@@ -21,23 +22,38 @@ struct StrataCommand: AsyncParsableCommand {
     /// Runs the command; a failure is one line on standard error (a JSON
     /// object with `--json`) and exit status 1.
     static func main() async {
+        // Stores log their migrations at info; a command shows only what goes wrong beyond its one line.
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
+            command = try parseAsRoot()
+        } catch {
+            let message = fullMessage(for: error)
+            let status = exitCode(for: error)
+            // Usage errors, in JSON too when asked; help and the version as they are.
+            if CommandOutput.isJSON, status != .success, !message.isEmpty {
+                CommandOutput.fail(code: "usage", message: message, status: status.rawValue)
+            }
+            exit(withError: error)
+        }
+        do {
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
             } else {
                 try command.run()
             }
         } catch let error as StrataError {
             CommandOutput.fail(code: error.code.rawValue, message: error.message)
-        } catch {
-            let message = fullMessage(for: error)
-            let status = exitCode(for: error)
-            // Usage errors, in JSON too when asked; help, the version and exit codes as they are.
-            if CommandOutput.isJSON, status != .success, !message.isEmpty {
-                CommandOutput.fail(code: "usage", message: message, status: status.rawValue)
-            }
+        } catch let error as ExitCode {
+            Foundation.exit(error.rawValue)
+        } catch let error as CleanExit {
             exit(withError: error)
+        } catch {
+            CommandOutput.fail(code: "error", message: "\(error)")
         }
     }
 }

@@ -16,12 +16,13 @@ extension PersistentContainer {
         guard let store = try? persistentStoreCoordinator.loadedStore() else { return }
         store.stopWatchingRemoteChanges()
         await store.telemetry.gate.drain()
+        // The coordinator lets go of the store even when closing it fails.
+        defer { loading.withLock { $0 = .notLoaded } }
         do {
             try persistentStoreCoordinator.close()
         } catch {
             report(error)
             throw error
         }
-        loading.withLock { $0 = .notLoaded }
     }
 }

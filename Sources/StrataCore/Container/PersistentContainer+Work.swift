@@ -109,6 +109,7 @@ public actor BackgroundContext {
     /// are reported to the container's `logError` and rethrown.
     public func perform<T: Sendable>(_ body: @Sendable (ManagedObjectContext) throws -> T) throws -> T {
         do {
+            context.forgetReported()
             _ = try container.persistentStoreCoordinator.loadedStore()
             context.mergePendingChanges()
             return try body(context)

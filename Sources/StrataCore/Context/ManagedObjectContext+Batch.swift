@@ -15,9 +15,10 @@ protocol BatchOperation {
 extension BatchOperation {
     /// ``write(to:schema:transaction:mergePolicy:)`` as one measured store operation.
     func measuredWrite(
-        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
+        to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy,
+        nested: Bool = false
     ) throws -> BatchResult {
-        try store.telemetry.measure(Self.operation, collection: try schema.entity(for: Model.self).name) { report in
+        try store.telemetry.measure(Self.operation, collection: try schema.entity(for: Model.self).name, nested: nested) { report in
             report.contextName = transaction.contextName
             report.author = transaction.author
             let result = try write(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
@@ -169,7 +170,8 @@ extension ManagedObjectContext {
             let store = try coordinator.loadedStore()
             let transaction = BatchTransaction(
                 author: transactionAuthor, contextName: name, origin: ObjectIdentifier(originMarker))
-            let result = try operation.measuredWrite(to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy)
+            let result = try operation.measuredWrite(
+                to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy, nested: storeOperationDepth > 0)
             merge(result.changes)
             return result
         } catch {

@@ -37,8 +37,12 @@ public final class ManagedObjectContext {
     }
     /// Receives errors the context reports but does not throw.
     package var logError: (@Sendable (any Error) -> Void)?
-    /// The code and message of the last error ``report(_:)`` handed on.
-    private var lastReported: (code: StrataError.Code, message: String)?
+    /// How many store operations of this context are running: one started
+    /// inside another (a fetch in a save's hook) passes the store's gate without
+    /// waiting, so closing the store lets the outer one finish.
+    @exclusivity(unchecked) var storeOperationDepth = 0
+    /// The last error ``report(_:)`` handed on, by type and description.
+    private var lastReported: String?
     /// The container's logger, with this context's name and author.
     var logger: Logger {
         var logger = coordinator.logger
@@ -458,14 +462,23 @@ public final class ManagedObjectContext {
     package func report(_ error: any Error) {
         logger.noteThrown(error)
         logError?(error)
-        lastReported = (error as? StrataError).map { ($0.code, $0.message) }
+        lastReported = Self.reportKey(error)
     }
 
-    /// Whether `error` is the last one this context reported: a container
-    /// running the context's work reports each error once.
+    /// Whether `error` is the last one this context reported since
+    /// ``forgetReported()``: a container running the context's work reports
+    /// each error once.
     package func hasReported(_ error: any Error) -> Bool {
-        guard let error = error as? StrataError, let lastReported else { return false }
-        return lastReported.code == error.code && lastReported.message == error.message
+        lastReported == Self.reportKey(error)
+    }
+
+    /// Starts a unit of work: an error met again in it is reported again.
+    package func forgetReported() {
+        lastReported = nil
+    }
+
+    private static func reportKey(_ error: any Error) -> String {
+        "\(type(of: error)) \(error)"
     }
 
     /// Logs an error no caller receives (an accessor, a merge and a

@@ -18,8 +18,7 @@ extension PersistentStoreCoordinator: ParentStore {
         _ request: FetchRequest<T>, in context: ManagedObjectContext
     ) async throws -> [T] {
         let store = try loadedStore()
-        return try await store.telemetry.measure(.fetch, collection: try schema.entity(for: T.self).name) { report in
-            describe(context, in: &report)
+        return try await measured(.fetch, of: T.self, in: context, store: store) { report in
             let objects = try await context.fetchFromStoreAsync(request, store: store)
             report.rows = objects.count
             return objects
@@ -42,9 +41,8 @@ extension PersistentStoreCoordinator: ParentStore {
         _ request: FetchRequest<T>, in context: ManagedObjectContext
     ) async throws -> Int {
         let store = try loadedStore()
-        return try await store.telemetry.measure(.count, collection: try schema.entity(for: T.self).name) { report in
-            describe(context, in: &report)
-            return try await store.awaitable.countAsync(plan(for: request))
+        return try await measured(.count, of: T.self, in: context, store: store) { _ in
+            try await store.awaitable.countAsync(plan(for: request))
         }
     }
 
@@ -64,8 +62,7 @@ extension PersistentStoreCoordinator: ParentStore {
     ) async throws -> [ObjectID] {
         let store = try loadedStore()
         let entity = try schema.entity(for: T.self)
-        return try await store.telemetry.measure(.fetch, collection: entity.name) { report in
-            describe(context, in: &report)
+        return try await measured(.fetch, of: T.self, in: context, store: store) { report in
             let keys = try await store.awaitable.fetchKeysAsync(plan(for: request))
             report.rows = keys.count
             return keys.map { key in ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key) }
@@ -165,7 +162,10 @@ extension PersistentStoreCoordinator: ParentStore {
 
     package func save(changesOf context: ManagedObjectContext) throws {
         let store = try loadedStore()
-        try store.telemetry.measure(.save) { report in
+        let nested = context.storeOperationDepth > 0
+        context.storeOperationDepth += 1
+        defer { context.storeOperationDepth -= 1 }
+        try store.telemetry.measure(.save, nested: nested) { report in
             describe(saveOf: context, in: &report)
             try context.saveToStore(store)
         }
@@ -173,7 +173,10 @@ extension PersistentStoreCoordinator: ParentStore {
 
     nonisolated(nonsending) package func saveAsync(changesOf context: ManagedObjectContext) async throws {
         let store = try loadedStore()
-        try await store.telemetry.measure(.save) { report in
+        let nested = context.storeOperationDepth > 0
+        context.storeOperationDepth += 1
+        defer { context.storeOperationDepth -= 1 }
+        try await store.telemetry.measure(.save, nested: nested) { report in
             describe(saveOf: context, in: &report)
             try await context.saveToStoreAsync(store)
         }
@@ -185,9 +188,27 @@ extension PersistentStoreCoordinator: ParentStore {
         _ body: (any PersistentStore, inout StoreTelemetry.Report) throws -> Result
     ) throws -> Result {
         let store = try loadedStore()
-        return try store.telemetry.measure(operation, collection: try schema.entity(for: T.self).name) { report in
+        let nested = context.storeOperationDepth > 0
+        context.storeOperationDepth += 1
+        defer { context.storeOperationDepth -= 1 }
+        return try store.telemetry.measure(operation, collection: try schema.entity(for: T.self).name, nested: nested) { report in
             describe(context, in: &report)
             return try body(store, &report)
+        }
+    }
+
+    /// ``measured(_:of:in:_:)`` for an operation that awaits its store.
+    nonisolated(nonsending) private func measured<T: PersistentModel, Result>(
+        _ operation: StoreTelemetry.Operation, of type: T.Type, in context: ManagedObjectContext, store: any PersistentStore,
+        _ body: (inout StoreTelemetry.Report) async throws -> Result
+    ) async throws -> Result {
+        let nested = context.storeOperationDepth > 0
+        context.storeOperationDepth += 1
+        defer { context.storeOperationDepth -= 1 }
+        return try await store.telemetry.measure(operation, collection: try schema.entity(for: T.self).name, nested: nested) {
+            report in
+            describe(context, in: &report)
+            return try await body(&report)
         }
     }
 

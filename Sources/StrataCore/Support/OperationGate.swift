@@ -11,7 +11,7 @@ import Synchronization
 /// ```
 package final class OperationGate: Sendable {
     /// Set once closing began; the bits below count operations in flight.
-    private static let closingBit = 1 << 62
+    private static let closingBit = 1 << (Int.bitWidth - 2)
     private let state = Atomic<Int>(0)
 
     package init() {}

@@ -100,12 +100,14 @@ package final class StoreTelemetry: Sendable {
         rowsWritten = Counter(label: "strata.rows.written", dimensions: dimensions, factory: factory)
     }
 
-    /// Runs `body` as `operation` on `collection` (an entity's name).
+    /// Runs `body` as `operation` on `collection` (an entity's name). An
+    /// operation `nested` in another one (a fetch in a save's hook) is inside
+    /// the gate already, so closing lets it run.
     package func measure<T>(
-        _ operation: Operation, collection: String? = nil, _ body: (inout Report) throws -> T
+        _ operation: Operation, collection: String? = nil, nested: Bool = false, _ body: (inout Report) throws -> T
     ) throws -> T {
-        try gate.enter()
-        defer { gate.leave() }
+        if !nested { try gate.enter() }
+        defer { if !nested { gate.leave() } }
         let started = measures ? ContinuousClock.now : nil
         var report = Report()
         do {
@@ -133,10 +135,10 @@ package final class StoreTelemetry: Sendable {
 
     /// ``measure(_:collection:_:)`` for an operation that awaits its store.
     nonisolated(nonsending) package func measure<T>(
-        _ operation: Operation, collection: String? = nil, _ body: (inout Report) async throws -> T
+        _ operation: Operation, collection: String? = nil, nested: Bool = false, _ body: (inout Report) async throws -> T
     ) async throws -> T {
-        try gate.enter()
-        defer { gate.leave() }
+        if !nested { try gate.enter() }
+        defer { if !nested { gate.leave() } }
         let started = measures ? ContinuousClock.now : nil
         var report = Report()
         do {

@@ -3,28 +3,8 @@ import Strata
 import StrataTestModels
 import Testing
 
-/// What one run of `strata` printed and how it ended.
-private struct Run {
-    let status: Int32
-    let output: String
-    let errors: String
-}
-
-private func strata(_ arguments: String..., in directory: URL) throws -> Run {
-    let process = Process()
-    process.executableURL = try builtExecutable("strata")
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let printed = output.fileHandleForReading.readDataToEndOfFile()
-    let failed = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(
-        status: process.terminationStatus, output: String(decoding: printed, as: UTF8.self),
-        errors: String(decoding: failed, as: UTF8.self))
+private func strata(_ arguments: String..., in directory: URL) throws -> ProgramRun {
+    try run("strata", arguments, in: directory)
 }
 
 /// Every subcommand on the demo's store, and on a file that is not a store.
@@ -89,6 +69,17 @@ struct StrataCommandTests {
         let again = try strata("migrate", store, "--schema", schemaFile.path, in: directory.url)
         #expect(again.status == 0 && again.output.contains("already at this schema"), "\(again.output)\(again.errors)")
 
+        // A new required attribute needs the app's default, which a schema file does not carry:
+        // refused before anything is copied or changed.
+        var required = schema
+        required.entities[1].properties.append(.attribute(AttributeDescription(name: "pages", type: .int, isOptional: false)))
+        try JSONEncoder().encode(required).write(to: directory.file("required.json"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let refused = try strata("migrate", store, "--schema", "required.json", "--backup", "refused.sqlite", in: directory.url)
+        #expect(refused.status == 1 && refused.errorLines.count == 1 && refused.errors.contains("Book.pages"), "\(refused.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("refused.sqlite").path))
+
         // `strata schema` writes what `migrate --schema` reads; an export is read as it is.
         #expect(try strata("schema", store, "-o", "recorded.json", in: directory.url).status == 0)
         let recorded = try JSONDecoder().decode(SchemaSummary.self, from: Data(contentsOf: directory.file("recorded.json")))
@@ -107,20 +98,11 @@ struct StrataCommandTests {
         for arguments in [
             ["inspect", file.path], ["fetch", file.path, "Book"], ["history", file.path], ["check", file.path],
             ["export", file.path, "--to", "json"], ["import", file.path, "export.json"],
-            ["migrate", file.path, "--dry-run", "--schema", "schema.json"],
+            ["migrate", file.path, "--dry-run", "--schema", "schema.json"], ["migrate", file.path, "--schema", "schema.json"],
         ] {
-            let process = Process()
-            process.executableURL = try builtExecutable("strata")
-            process.arguments = arguments
-            process.currentDirectoryURL = directory.url
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = Pipe()
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 1, "\(arguments[0])")
-            #expect(message.hasPrefix("strata: "), "\(arguments[0]): \(message)")
+            let failed = try run("strata", arguments, in: directory.url)
+            #expect(failed.status == 1, "\(arguments[0])")
+            #expect(failed.errors.hasPrefix("strata: ") && failed.errorLines.count == 1, "\(arguments[0]): \(failed.errors)")
         }
         #expect(try Data(contentsOf: file) == before)
     }

@@ -29,6 +29,17 @@ public enum StoreFileMigration {
                 "\(url.lastPathComponent) cannot be migrated to this schema by inference; nothing was changed: "
                     + preview.problems.joined(separator: "; "))
         }
+        // The schema file records no declared defaults: a step that would give
+        // stored rows a required value the app has not said is the app's to make.
+        let schema = Schema(recorded: target, assumedDefault: nil)
+        let storedSchema = try StoreFileInspection(url: url).requireStore().metadata.schema
+        let unsaid = InferredMigration(from: storedSchema, to: schema).problems
+        guard unsaid.isEmpty else {
+            throw StrataError(
+                .incompatibleStore,
+                "\(url.lastPathComponent) needs values the schema file does not give (it records no defaults), so the app "
+                    + "migrates it when it loads it with its models; nothing was changed: " + unsaid.joined(separator: "; "))
+        }
         guard !FileManager.default.fileExists(atPath: backup.path) else {
             throw StrataError(
                 .invalidStoreLocation, "The backup \(backup.path) exists already; move it away or name another, nothing was changed")
@@ -45,7 +56,6 @@ public enum StoreFileMigration {
                 .invalidStoreLocation, "\(url.lastPathComponent) could not be copied to \(backup.path); nothing was changed",
                 underlyingError: SendableDescription(error))
         }
-        let schema = Schema(recorded: target, assumedDefault: .null)
         let step = MigrationStep(label: "stored schema → \(target.fingerprint) (inferred)", source: nil, target: schema)
         try SQLiteStore(location: .file(url), schema: schema, migration: { _, _ in [step] }).close()
         return preview

@@ -33,8 +33,8 @@ public enum StoreImport {
         guard createsStore, !FileManager.default.fileExists(atPath: url.path) else {
             return try importRows(of: document, as: format, into: url, progress: progress)
         }
-        try SQLiteStore(location: .file(url), schema: Schema(recorded: document.schema, assumedDefault: nil)).close()
         do {
+            try SQLiteStore(location: .file(url), schema: Schema(recorded: document.schema, assumedDefault: nil)).close()
             return try importRows(of: document, as: format, into: url, progress: progress)
         } catch {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }

@@ -20,6 +20,11 @@ public struct StoreReport: Sendable, Codable {
         public var transactionCount: Int
         /// The token of the newest transaction (its number), if any.
         public var latestToken: Int64?
+
+        package init(transactionCount: Int, latestToken: Int64?) {
+            self.transactionCount = transactionCount
+            self.latestToken = latestToken
+        }
     }
 
     public var fileName: String

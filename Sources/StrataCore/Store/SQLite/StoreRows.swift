@@ -72,7 +72,8 @@ public struct StoreRows: Sendable {
             while let character = rest.first {
                 if let open = quote {
                     if character == open { quote = nil }
-                } else if character == "\"" || character == "'" {
+                } else if character == "\"" || character == "'", current.last?.isWhitespace ?? true {
+                    // A quote opens a value only where one starts (`O'Brien` holds none).
                     quote = character
                 } else if character == " ", rest.lowercased().hasPrefix(" and ") {
                     parts.append(current)
@@ -185,7 +186,7 @@ public struct StoreRows: Sendable {
                 let clause = switch condition.comparison {
                 case .contains: "instr(\(column), \(parameter)) > 0"
                 case .beginsWith: "substr(\(column), 1, length(\(parameter))) = \(parameter)"
-                default: "(length(\(parameter)) = 0 OR substr(\(column), -length(\(parameter))) = \(parameter))"
+                default: "\(column) IS NOT NULL AND (length(\(parameter)) = 0 OR substr(\(column), -length(\(parameter))) = \(parameter))"
                 }
                 clauses.append(clause)
             default:

@@ -3,12 +3,16 @@ import Foundation
 extension StoreReport {
     /// What an open store of any kind holds, counted through its own
     /// queries: what `strata inspect` shows of a PostgreSQL store. The store
-    /// kind supplies what only it knows: its size and layout version.
+    /// kind supplies what only it knows: its size, layout version and the
+    /// extent of its history (nil: none kept).
     ///
     /// ```swift
-    /// let report = try StoreReport(store: store, name: "app|library", sizeInBytes: 81_920, formatVersion: 1)
+    /// let report = try StoreReport(store: store, name: "app|library", sizeInBytes: 81_920, formatVersion: 1,
+    ///                              history: History(transactionCount: 12, latestToken: 12))
     /// ```
-    package init(store: any PersistentStore, name: String, sizeInBytes: Int64, formatVersion: Int) throws(StrataError) {
+    package init(
+        store: any PersistentStore, name: String, sizeInBytes: Int64, formatVersion: Int, history: History?
+    ) throws(StrataError) {
         let schema = store.schema
         fileName = name
         self.sizeInBytes = sizeInBytes
@@ -19,11 +23,7 @@ extension StoreReport {
         entities = try schema.entities.map { entity throws(StrataError) in
             Entity(summary: entity.summary, rowCount: try store.count(FetchPlan(entityIndex: entity.index)))
         }
-        history = nil
-        if store.options.historyTracking {
-            let transactions = try store.fetchHistory(HistoryRequest())
-            history = History(transactionCount: transactions.count, latestToken: transactions.last?.token.transactionNumber)
-        }
+        self.history = history
     }
 }
 

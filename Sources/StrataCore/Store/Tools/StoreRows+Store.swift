@@ -50,12 +50,13 @@ extension StoreRows {
             entityIndex: entity.index, predicate: predicate, sort: terms + [SortTerm(.key(row), ascending: true)],
             limit: limit.map { max(0, $0) })
         rows = []
-        let values = try store.fetchValues(plan, columns: [.key(row)] + ordinals.map { .property(row, $0) })
-        if let eachRow {
-            for value in values { eachRow(self, value) }
-        } else {
-            rows = values
+        var read: [[StoredValue]] = []
+        try store.fetchRows(plan) { stored in
+            let values = stored.decodeValues()
+            let row = [StoredValue.integer(stored.primaryKey)] + ordinals.map { values[$0] }
+            if let eachRow { eachRow(self, row) } else { read.append(row) }
         }
+        rows = read
     }
 
     /// A condition as the store's expression of `value`.
@@ -80,7 +81,8 @@ extension StoreRows {
             return switch condition.comparison {
             case .contains: .containsText(value, argument)
             case .beginsWith: .hasPrefix(value, argument)
-            default: .hasPrefix(.transformed(value, .backwards), .value(.text(TextFolding.backwards(text))))
+            // PostgreSQL reverses text by code point, as the file tool compares it.
+            default: .hasPrefix(.transformed(value, .backwards), .value(.text(String(String.UnicodeScalarView(text.unicodeScalars.reversed())))))
             }
         default:
             let stored = StoreExpression.value(try StoreFileValueFormat.stored(
