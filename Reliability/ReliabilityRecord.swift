@@ -13,7 +13,7 @@ struct ReliabilityRecord {
             # Reliability
 
             What `strata-reliability full --report RELIABILITY.md` measured (\(Self.build) build)
-            on \(Self.machine()), \(Self.day(started)) (seed \(seed), \(minutes) minutes).
+            on \(Self.machine()), \(Self.day(started)) (seed \(seed), \(minutes) \(minutes == 1 ? "minute" : "minutes")).
             `swift run strata-reliability quick` runs the same trials, smaller, in CI. What each
             trial does is described in `Reliability/`; the ThreadSanitizer run is
             `swift test --sanitize=thread`.

@@ -15,7 +15,7 @@ import StrataCore
 /// ```
 extension PersistentContainer: Service {
     /// Loads the store unless it is loaded, runs until the group shuts down
-    /// gracefully (or is cancelled), then ``close()``s: listeners stop,
+    /// gracefully (or is cancelled), then `close()`s: listeners stop,
     /// operations in flight finish, connections close.
     public func run() async throws {
         if !isLoaded { try await loadPersistentStores() }

@@ -59,7 +59,7 @@ struct DemoRun {
     func run() async throws {
         let view = container.viewContext
         let before = try view.count(for: FetchRequest<Book>())
-        print("The view context sees \(before) books before the import.")
+        print("The view context sees \(CommandOutput.count(before, "book")) before the import.")
 
         // 1. Import the catalog in a background context; authors already in the
         //    store (matched by their unique email) are skipped.
@@ -82,7 +82,7 @@ struct DemoRun {
             try context.save()
             return inserted
         }
-        print("The background importer inserted \(imported) books in one save.")
+        print("The background importer inserted \(CommandOutput.count(imported, "book")) in one save.")
 
         let request = FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)])
         let books = try view.fetch(request)
@@ -154,7 +154,8 @@ struct DemoRun {
             try context.save()
         }
         view.mergePendingChanges()
-        print("After a background deletion it holds \(controller.fetchedObjects.count) books (\(changes.count) changes reported).")
+        print("After a background deletion it holds \(CommandOutput.count(controller.fetchedObjects.count, "book")) "
+            + "(\(CommandOutput.count(changes.count, "change")) reported).")
 
         let title = held.title
         held.title = title.uppercased()

@@ -72,6 +72,7 @@ struct FetchCommand: ParsableCommand {
 
 /// Prints rows as an aligned table as they come: the first rows are held
 /// until the column widths are known, then every row is printed at once.
+/// Values longer than ``widest`` characters are cut, with `…`.
 struct TableWriter {
     /// How many rows set the widths.
     static let sample = 500
@@ -120,13 +121,13 @@ struct TableWriter {
         text.count > width ? text.prefix(width - 1) + "…" : text
     }
 
-    /// Cells padded to their widths (cut where a later row is wider), without trailing spaces.
+    /// Cells padded to their widths, without trailing spaces. A later row's
+    /// wider cell (a longer key, say) is shown whole and pushes the rest of its line.
     private static func line(_ cells: [String], _ widths: [Int]) -> String {
         var line = ""
         for (index, (cell, width)) in zip(cells, widths).enumerated() {
-            let shown = cut(cell, to: width)
-            line += shown
-            if index < widths.count - 1 { line += String(repeating: " ", count: width - shown.count + 2) }
+            line += cell
+            if index < widths.count - 1 { line += String(repeating: " ", count: max(0, width - cell.count) + 2) }
         }
         while line.last == " " { line.removeLast() }
         return line

@@ -199,22 +199,27 @@ func runImporter(_ options: Options) async throws {
     let saved = try await Importer.importFeeds(into: container, feeds: options.feeds, items: options.items, run: run)
     let elapsed = clock.now - started
     let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-    print("Imported \(saved.values.reduce(0, +)) items into \(saved.count) feeds concurrently in \(Int(milliseconds.rounded())) ms.")
+    print("Imported \(counted(saved.values.reduce(0, +), "item")) into \(counted(saved.count, "feed")) concurrently in \(Int(milliseconds.rounded())) ms.")
 
     view.mergePendingChanges()          // usually done already, while the imports were awaited
     observation.cancel()
     let itemsAfter = try view.count(for: FetchRequest<Item>())
-    print("The view context merged \(mergedSaves) saves; it sees \(itemsAfter) items (before: \(itemsBefore)).")
+    print("The view context merged \(counted(mergedSaves, "save")); it sees \(counted(itemsAfter, "item")) (before: \(itemsBefore)).")
     if let watched, let watchedTitle {
         print("Its copy of \(watchedGUID) went from \"\(watchedTitle)\" to \"\(watched.title)\" without a refetch.")
     }
 
     let (transactions, tallies) = try HistoryConsumer.catchUp(container)
-    print("History since the last run: \(transactions) transactions with item changes.")
+    print("History since the last run: \(counted(transactions, "transaction")) with item changes.")
     for (feed, tally) in tallies.sorted(by: { $0.key < $1.key }) {
         print("  \(feed): \(tally.inserted) inserted, \(tally.updated) updated")
     }
     try container.setMetadata(run, forKey: "importer.runs")
+}
+
+/// `1 item`, `2 items`.
+func counted(_ number: Int, _ noun: String) -> String {
+    "\(number) \(noun)\(number == 1 ? "" : "s")"
 }
 
 do {

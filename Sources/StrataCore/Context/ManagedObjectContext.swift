@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 
 /// A scratchpad of managed objects: it fetches them, tracks their changes and
 /// saves them to the store in one transaction.
@@ -42,14 +41,7 @@ public final class ManagedObjectContext {
     /// waiting, so closing the store lets the outer one finish.
     @exclusivity(unchecked) var storeOperationDepth = 0
     /// The last error ``report(_:)`` handed on, by type and description.
-    private var lastReported: String?
-    /// The container's logger, with this context's name and author.
-    var logger: Logger {
-        var logger = coordinator.logger
-        if let name { logger[metadataKey: LogMetadata.context] = .string(name) }
-        if let transactionAuthor { logger[metadataKey: LogMetadata.author] = .string(transactionAuthor) }
-        return logger
-    }
+    var lastReported: String?
 
     // The identity map and change collections are touched once per object an
     // insert, change, delete, fetch or save handles. The context never
@@ -455,39 +447,6 @@ public final class ManagedObjectContext {
             try load(row, into: object.persistentBacking)
             loaded.append(object)
         }
-    }
-
-    /// Hands an error the context throws, or cannot throw, to the
-    /// container's `logError`.
-    package func report(_ error: any Error) {
-        logger.noteThrown(error)
-        logError?(error)
-        lastReported = Self.reportKey(error)
-    }
-
-    /// Whether `error` is the last one this context reported since
-    /// ``forgetReported()``: a container running the context's work reports
-    /// each error once.
-    package func hasReported(_ error: any Error) -> Bool {
-        lastReported == Self.reportKey(error)
-    }
-
-    /// Starts a unit of work: an error met again in it is reported again.
-    package func forgetReported() {
-        lastReported = nil
-    }
-
-    private static func reportKey(_ error: any Error) -> String {
-        "\(type(of: error)) \(error)"
-    }
-
-    /// Logs an error no caller receives (an accessor, a merge and a
-    /// controller's refetch cannot throw) as a warning, and hands it to the
-    /// container's `logError`.
-    package func reportUnthrown(_ error: any Error) {
-        logger.warning("\((error as? StrataError)?.message ?? "\(error)")",
-                       metadata: (error as? StrataError).map { [LogMetadata.errorCode: .string($0.code.rawValue)] })
-        logError?(error)
     }
 }
 
