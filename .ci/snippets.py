@@ -161,7 +161,9 @@ def main():
 // Made by .ci/snippets.py from README.md and the DocC articles; do not edit.
 import PackageDescription
 
-let settings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+// Examples bind values to show them (`let page = try context.fetch(…)`), which the compiler
+// would call unused: only errors matter here.
+let settings: [SwiftSetting] = [.swiftLanguageMode(.v6), .unsafeFlags(["-suppress-warnings"])]
 let strata: [Target.Dependency] = [
     .product(name: "Strata", package: "{ROOT.name}"),
     .product(name: "StrataPostgres", package: "{ROOT.name}"),
