@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCore", targets: ["StrataCore"]),
+        // The SQLite store and its file tools, on GRDB; `Strata` includes it with the SQLite trait.
+        .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         // Helpers for apps' tests: containers per store kind, awaiting events, graph checks.
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         // The PostgreSQL store, a product of its own so SQLite-only apps do not build postgres-nio.
@@ -20,13 +22,15 @@ let package = Package(
         .library(name: "StrataServiceLifecycle", targets: ["StrataServiceLifecycle"]),
         .executable(name: "strata", targets: ["strata"]),
     ],
-    // What an app does not use, it need not fetch: an app that writes `traits: []` on its
-    // `.package` line gets neither postgres-nio (with swift-nio and swift-crypto) nor
-    // swift-service-lifecycle. Both are on by default, so the plain line has every product.
+    // What an app does not use, it need not build: `traits: ["SQLite"]` on an app's
+    // `.package` line leaves out postgres-nio (with swift-nio and swift-crypto) and
+    // swift-service-lifecycle; `traits: ["PostgreSQL"]` leaves out SQLite and GRDB. All are
+    // on by default, so the plain line has every product.
     traits: [
+        .trait(name: "SQLite", description: "The SQLite store (the default store) and its file tools, on GRDB."),
         .trait(name: "PostgreSQL", description: "The StrataPostgres product and postgres-nio."),
         .trait(name: "ServiceLifecycle", description: "The StrataServiceLifecycle product and swift-service-lifecycle."),
-        .default(enabledTraits: ["PostgreSQL", "ServiceLifecycle"]),
+        .default(enabledTraits: ["SQLite", "PostgreSQL", "ServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -42,20 +46,30 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        // The runtime: models, store, contexts, container. No swift-syntax.
+        // The runtime: models, the store boundary and the in-memory store, contexts,
+        // container. Neither swift-syntax nor any database library.
         .target(
             name: "StrataCore",
             dependencies: [
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings),
+        // The SQLite store on GRDB, and the tools that read and write store files.
+        .target(
+            name: "StrataSQLite",
+            dependencies: [
+                "StrataCore",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"])),
+                .product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["SQLite"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings),
         .target(
             name: "StrataTesting",
-            dependencies: ["StrataCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Strata", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings),
         // The PostgreSQL store on postgres-nio.
         .target(
@@ -91,12 +105,15 @@ let package = Package(
         // The public module: the runtime plus the macro declarations.
         .target(
             name: "Strata",
-            dependencies: ["StrataCore", "StrataMacros"],
+            dependencies: [
+                "StrataCore", "StrataMacros", .target(name: "StrataSQLite", condition: .when(traits: ["SQLite"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "strata",
             dependencies: [
-                "Strata", .target(name: "StrataPostgres", condition: .when(traits: ["PostgreSQL"])),
+                "Strata", "StrataSQLite", .target(name: "StrataPostgres", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -127,7 +144,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataTesting", "StrataTestModels", "StrataPostgres", "StrataServiceLifecycle", "strata-test-writer", "strata",
+                "Strata", "StrataSQLite", "StrataTesting", "StrataTestModels", "StrataPostgres", "StrataServiceLifecycle", "strata-test-writer", "strata",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,28 @@
 @_exported import StrataCore
 @_exported import Foundation
+#if SQLite
+// SQLite is the default store: `PersistentContainer(name:schema:)` opens `<name>.sqlite`.
+@_exported import StrataSQLite
+#else
+import Logging
+
+extension PersistentContainer {
+    /// A container for a schema, built without the SQLite store: it has no
+    /// store until the app sets ``PersistentContainer/storeDescriptions``
+    /// (`[.postgres(…)]` or `[.memory()]`). Throws as the SQLite module's does.
+    ///
+    /// ```swift
+    /// let container = try PersistentContainer(name: "Library", schema: Schema(Book.self))
+    /// container.storeDescriptions = [.memory()]
+    /// ```
+    public convenience init(
+        name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        logger: Logger = Logger(label: "strata")
+    ) throws {
+        try self.init(name: name, schema: schema, migrationPlan: migrationPlan, logger: logger, defaultStore: nil)
+    }
+}
+#endif
 
 /// Makes a class a persistent model: its stored properties become the attributes
 /// and relationships of an entity, and the class adopts `PersistentModel`.

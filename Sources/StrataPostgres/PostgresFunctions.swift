@@ -109,7 +109,7 @@ enum PostgresFunctions {
             LANGUAGE plpgsql VOLATILE AS $$
             BEGIN
                 PERFORM pg_advisory_xact_lock(lock_key);
-                IF NOT EXISTS (SELECT 1 FROM \(quote(namespace))."_strata_metadata" WHERE key = 'fingerprint' AND value = expected) THEN
+                IF NOT EXISTS (SELECT 1 FROM \(quote(namespace)).\(quote(StorageNaming.metadataTable)) WHERE key = 'fingerprint' AND value = expected) THEN
                     RAISE EXCEPTION USING MESSAGE = 'the store was migrated to another schema since it was opened', \
                         ERRCODE = '\(schemaChangedState)';
                 END IF;

@@ -100,16 +100,16 @@ extension PostgresInferredStep {
         for ordinal in entity.columnOrdinals {
             let name = entity.properties[ordinal].name
             let attribute = entity.attribute(at: ordinal)
-            let folded = attribute?.type == .string ? PostgresLayout.foldedColumnName(name) : nil
+            let folded = attribute?.type == .string ? StorageNaming.foldedColumn(name) : nil
             switch step.columns[ordinal] ?? .null {
             case .column(let old, let conversion, let whenNull):
                 guard rename(old, name) else { return nil }
                 if let folded {
-                    guard conversion == .none, rename(PostgresLayout.foldedColumnName(old), folded) else { return nil }
+                    guard conversion == .none, rename(StorageNaming.foldedColumn(old), folded) else { return nil }
                 }
                 if attribute == nil, let was = step.toOneSources[ordinal] {
-                    let position = PostgresLayout.positionColumnName(forToOne: was)
-                    if columns[position] != nil, !rename(position, PostgresLayout.positionColumnName(forToOne: name)) { return nil }
+                    let position = StorageNaming.positionColumn(forToOne: was)
+                    if columns[position] != nil, !rename(position, StorageNaming.positionColumn(forToOne: name)) { return nil }
                 }
                 switch conversion {
                 case .none:

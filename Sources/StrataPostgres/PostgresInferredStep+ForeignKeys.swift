@@ -36,7 +36,7 @@ extension PostgresInferredStep {
     /// pair columns, or on one to-one column of either schema's entity.
     private func isStrata(namespace: String, table: String, columns: [String], toOnes: [String: Set<String>]) -> Bool {
         guard namespace == layout.namespace else { return false }
-        if table.hasPrefix("_strata_join_") { return columns.allSatisfy { $0 == "source" || $0 == "target" } }
+        if table.hasPrefix(StorageNaming.joinTablePrefix) { return columns.allSatisfy { $0 == "source" || $0 == "target" } }
         return columns.count == 1 && toOnes[table]?.contains(columns[0]) == true
     }
 

@@ -43,7 +43,7 @@ struct PostgresInferredStep {
         // Foreign keys go only with the tables that are replaced or dropped;
         // those an app added itself are put back at the end.
         var userForeignKeys: [UserForeignKey] = []
-        let joinTablesBefore = tables.names.filter { $0.hasPrefix("_strata_join_") }
+        let joinTablesBefore = tables.names.filter { $0.hasPrefix(StorageNaming.joinTablePrefix) }
         var joinTablesKept = Set<String>()
         // Pairs first: a one-to-many becoming many-to-many reads the member
         // table's foreign-key column before that table is rebuilt.
@@ -125,7 +125,7 @@ struct PostgresInferredStep {
 
     /// A to-one's stored position, or 0 when it kept none.
     private func positionSQL(_ toOne: String, in table: String) throws(StrataError) -> String {
-        let position = PostgresLayout.positionColumnName(forToOne: toOne)
+        let position = StorageNaming.positionColumn(forToOne: toOne)
         let stored = try columns(of: table).contains { $0.name == position }
         return stored ? "COALESCE(\(quote(position)), 0)" : "0"
     }
@@ -153,8 +153,8 @@ struct PostgresInferredStep {
         let staging = layout.qualified("_strata_m_" + entity.name)
         try session.execute(layout.createTableSQL(entity, named: staging))
         let storedNames = Set(storedColumns.map(\.name))
-        var targets = ["pk", PostgresLayout.versionColumn]
-        var expressions = ["s.pk", "s.\(PostgresLayout.versionColumn)"]
+        var targets = ["pk", StorageNaming.versionColumn]
+        var expressions = ["s.pk", "s.\(StorageNaming.versionColumn)"]
         var arguments: [StoredValue] = []
         var refolded: [String] = []
         for ordinal in entity.columnOrdinals {
@@ -169,10 +169,10 @@ struct PostgresInferredStep {
             targets.append(quote(property.name))
             expressions.append(value)
             guard let attribute, attribute.type == .string else { continue }
-            targets.append(quote(PostgresLayout.foldedColumnName(attribute.name)))
+            targets.append(quote(StorageNaming.foldedColumn(attribute.name)))
             switch column {
-            case .column(let old, .none, let whenNull) where storedNames.contains(PostgresLayout.foldedColumnName(old)):
-                var sql = "s." + quote(PostgresLayout.foldedColumnName(old))
+            case .column(let old, .none, let whenNull) where storedNames.contains(StorageNaming.foldedColumn(old)):
+                var sql = "s." + quote(StorageNaming.foldedColumn(old))
                 if let whenNull {
                     arguments.append(PostgresLayout.folded(whenNull))
                     sql = "COALESCE(\(sql), $\(arguments.count)::text)"
@@ -197,7 +197,7 @@ struct PostgresInferredStep {
                 expressions.append(tables.contains(join) ? pairedSQL(join, rowIsSource: rowIsSource, position: true) : "NULL")
                 continue
             }
-            let was = entityStep.toOneSources[ordinal].map(PostgresLayout.positionColumnName(forToOne:))
+            let was = entityStep.toOneSources[ordinal].map(StorageNaming.positionColumn(forToOne:))
             expressions.append(was.flatMap { storedNames.contains($0) ? "s." + quote($0) : nil } ?? "NULL")
         }
         try session.execute("""
@@ -299,7 +299,7 @@ struct PostgresInferredStep {
             }
             guard let end = keys.last, let array = PostgresColumnArray(sqlType: "text", values: folded) else { return }
             try session.execute("""
-                UPDATE \(table) AS t SET \(quote(PostgresLayout.foldedColumnName(attribute))) = v.f \
+                UPDATE \(table) AS t SET \(quote(StorageNaming.foldedColumn(attribute))) = v.f \
                 FROM unnest($1::bigint[], $2::text[]) AS v(pk, f) WHERE t.pk = v.pk
                 """, arguments: [.keys(keys), .column(array)])
             last = end

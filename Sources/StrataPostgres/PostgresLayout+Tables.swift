@@ -97,7 +97,7 @@ extension PostgresLayout {
 
     /// The name of the join table kept under `entity.relationship`.
     static func joinTableName(entity: String, relationship: String) -> String {
-        identifier("_strata_join_\(entity)_\(relationship)")
+        identifier(StorageNaming.joinTableName(entity: entity, relationship: relationship))
     }
 
     /// A name Strata makes up, fit for PostgreSQL: as it is up to 63 bytes;
@@ -135,15 +135,15 @@ extension PostgresLayout {
     /// keeps for its owners' to-manys.
     func columns(of entity: StrataCore.EntityDescription) -> [Column] {
         var columns = [
-            Column(name: Self.pkColumn, dataType: "bigint", isNullable: false),
-            Column(name: Self.versionColumn, dataType: "bigint", isNullable: false),
+            Column(name: StorageNaming.keyColumn, dataType: "bigint", isNullable: false),
+            Column(name: StorageNaming.versionColumn, dataType: "bigint", isNullable: false),
         ]
         for ordinal in entity.columnOrdinals {
             switch entity.properties[ordinal] {
             case .attribute(let attribute):
                 columns.append(Column(name: attribute.name, dataType: Self.bindType(attribute.type), isNullable: attribute.isOptional))
                 if attribute.type == .string {
-                    columns.append(Column(name: Self.foldedColumnName(attribute.name), dataType: "text", isNullable: true))
+                    columns.append(Column(name: StorageNaming.foldedColumn(attribute.name), dataType: "text", isNullable: true))
                 }
             case .relationship(let relationship):
                 columns.append(Column(name: relationship.name, dataType: "bigint", isNullable: true))
@@ -156,8 +156,8 @@ extension PostgresLayout {
     func createTableSQL(_ entity: StrataCore.EntityDescription, named table: String) -> String {
         let definitions = columns(of: entity).map { column in
             switch column.name {
-            case Self.pkColumn: "pk BIGINT PRIMARY KEY"
-            case Self.versionColumn: "\(Self.versionColumn) BIGINT NOT NULL DEFAULT 1"
+            case StorageNaming.keyColumn: "pk BIGINT PRIMARY KEY"
+            case StorageNaming.versionColumn: "\(StorageNaming.versionColumn) BIGINT NOT NULL DEFAULT 1"
             default: column.definition
             }
         }
@@ -227,7 +227,7 @@ extension PostgresLayout {
         }
         for group in entity.indexes {
             let columns = group.map { entry in
-                entry.hasSuffix(".folded") ? Self.foldedColumnName(String(entry.dropLast(".folded".count))) : entry
+                entry.hasSuffix(".folded") ? StorageNaming.foldedColumn(String(entry.dropLast(".folded".count))) : entry
             }
             indexes.append(Index(
                 name: name("index", group.map { $0.replacingOccurrences(of: ".", with: "_") }), isUnique: false, columns: columns))

@@ -64,19 +64,17 @@ struct PostgresLayout: Sendable {
     let cascadeEdges: [ForeignKeyEdge]
     let schema: Schema
 
-    static let versionColumn = "_version"
-    static let pkColumn = "pk"
 
     init(schema: Schema, namespace: String) {
         self.schema = schema
         self.namespace = namespace
         let prefix = quote(namespace) + "."
         func qualified(_ name: String) -> String { prefix + quote(name) }
-        metadataTable = qualified("_strata_metadata")
-        sequenceTable = qualified("_strata_sequence")
-        appMetadataTable = qualified("_strata_app_metadata")
-        transactionTable = qualified("_strata_history_transaction")
-        changeTable = qualified("_strata_history_change")
+        metadataTable = qualified(StorageNaming.metadataTable)
+        sequenceTable = qualified(StorageNaming.sequenceTable)
+        appMetadataTable = qualified(StorageNaming.appMetadataTable)
+        transactionTable = qualified(StorageNaming.historyTransactionTable)
+        changeTable = qualified(StorageNaming.historyChangeTable)
         channel = Self.channel(namespace: namespace)
         let edges = ForeignKeyEdge.all(in: schema)
         denyEdges = edges.filter { $0.rule == .deny }
@@ -85,9 +83,9 @@ struct PostgresLayout: Sendable {
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let folded: [String?] = entity.columnOrdinals.map { ordinal in
                 guard let attribute = entity.attribute(at: ordinal), attribute.type == .string else { return nil }
-                return quote(Self.foldedColumnName(attribute.name))
+                return quote(StorageNaming.foldedColumn(attribute.name))
             }
-            let selectList = (["t0.pk", "t0.\(Self.versionColumn)"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
+            let selectList = (["t0.pk", "t0.\(StorageNaming.versionColumn)"] + columns.map { "t0.\($0)" }).joined(separator: ", ")
             return Entity(
                 table: qualified(entity.name), columns: columns, foldedColumns: folded, selectList: selectList,
                 propertyCount: entity.properties.count, columnOrdinals: entity.columnOrdinals)
@@ -104,7 +102,7 @@ struct PostgresLayout: Sendable {
                 guard destinationIndex >= 0 else { continue }
                 let destination = schema.entities[destinationIndex]
                 if inverse >= 0, case .relationship(let back) = destination.properties[inverse], !back.isToMany {
-                    let position = Self.positionColumnName(forToOne: back.name)
+                    let position = StorageNaming.positionColumn(forToOne: back.name)
                     positionColumns[destinationIndex].append(position)
                     orderedIndexColumns[destinationIndex][inverse] = [back.name, position]
                     toMany[entity.index][ordinal] = .foreignKey(
@@ -140,10 +138,6 @@ struct PostgresLayout: Sendable {
         return "strata_" + String(namespace.lowercased().prefix(39)) + "_" + StableHash.hex(namespace)
     }
 
-    static func foldedColumnName(_ attribute: String) -> String { "_folded_\(attribute)" }
-
-    /// The column that keeps a member's place in its owner's to-many, beside the to-one.
-    static func positionColumnName(forToOne name: String) -> String { "_order_\(name)" }
 
     /// The PostgreSQL type of an attribute's column.
     static func columnType(_ type: AttributeType) -> String {
@@ -161,7 +155,7 @@ struct PostgresLayout: Sendable {
     /// then its folded twin where it has one.
     func insertSQL(entityIndex: Int) -> String {
         let entity = entities[entityIndex]
-        var names = ["pk", Self.versionColumn]
+        var names = ["pk", StorageNaming.versionColumn]
         for (column, name) in entity.columns.enumerated() {
             names.append(name)
             if let folded = entity.foldedColumns[column] { names.append(folded) }
@@ -186,7 +180,7 @@ struct PostgresLayout: Sendable {
     /// with `AND _version = $2` when a version is expected; values follow.
     func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, alsoRequiring extra: String? = nil) -> String {
         let entity = entities[entityIndex]
-        var assignments = ["\(Self.versionColumn) = \(Self.versionColumn) + 1"]
+        var assignments = ["\(StorageNaming.versionColumn) = \(StorageNaming.versionColumn) + 1"]
         var parameter = checkingVersion ? 3 : 2
         for column in columns {
             assignments.append("\(entity.columns[column]) = $\(parameter)")
@@ -196,9 +190,9 @@ struct PostgresLayout: Sendable {
             }
             parameter += 1
         }
-        var condition = checkingVersion ? "pk = $1 AND \(Self.versionColumn) = $2" : "pk = $1"
+        var condition = checkingVersion ? "pk = $1 AND \(StorageNaming.versionColumn) = $2" : "pk = $1"
         if let extra { condition += " AND \(extra)" }
-        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(Self.versionColumn)"
+        return "UPDATE \(entity.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition) RETURNING \(StorageNaming.versionColumn)"
     }
 
     /// The update of many rows at once: `source` gives `(pk, expected
@@ -207,7 +201,7 @@ struct PostgresLayout: Sendable {
     func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool, source: String, returning: Bool = true) -> String {
         let entity = entities[entityIndex]
         var names = ["pk", "expected"]
-        var assignments = ["\(Self.versionColumn) = t.\(Self.versionColumn) + 1"]
+        var assignments = ["\(StorageNaming.versionColumn) = t.\(StorageNaming.versionColumn) + 1"]
         for column in columns {
             let name = "c\(names.count)"
             names.append(name)
@@ -218,10 +212,10 @@ struct PostgresLayout: Sendable {
                 assignments.append("\(folded) = v.\(twin)")
             }
         }
-        let condition = "t.pk = v.pk" + (checkingVersion ? " AND t.\(Self.versionColumn) = v.expected" : "")
+        let condition = "t.pk = v.pk" + (checkingVersion ? " AND t.\(StorageNaming.versionColumn) = v.expected" : "")
         return "UPDATE \(entity.table) AS t SET \(assignments.joined(separator: ", ")) FROM \(source) "
             + "AS v(\(names.joined(separator: ", "))) WHERE \(condition)"
-            + (returning ? " RETURNING t.pk, t.\(Self.versionColumn)" : "")
+            + (returning ? " RETURNING t.pk, t.\(StorageNaming.versionColumn)" : "")
     }
 
     /// The SQL type a value of an attribute is bound as.

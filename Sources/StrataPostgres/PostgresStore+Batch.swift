@@ -88,7 +88,7 @@ extension PostgresStore {
         let entity = schema.entities[entityIndex]
         let columns = ordinals.map { entity.columnIndexByOrdinal[$0] }
         // The new values first ($1…), then the condition's.
-        var assignments = ["\(PostgresLayout.versionColumn) = t0.\(PostgresLayout.versionColumn) + 1"]
+        var assignments = ["\(StorageNaming.versionColumn) = t0.\(StorageNaming.versionColumn) + 1"]
         let table = layout.entities[entityIndex]
         for (column, value) in zip(columns, values) {
             assignments.append("\(table.columns[column]) = \(renderer.bind(value))")
@@ -112,7 +112,7 @@ extension PostgresStore {
             }
             var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
             if let condition { sql += " WHERE \(condition)" }
-            sql += " RETURNING t0.pk, t0.\(PostgresLayout.versionColumn)"
+            sql += " RETURNING t0.pk, t0.\(StorageNaming.versionColumn)"
             var updated: [(Int64, Int64)] = []
             for row in try session.rows(sql, arguments) {
                 var cells = row.makeIterator()

@@ -151,7 +151,7 @@ extension PostgresStore {
         var positions: [ObjectID: Int] = [:]
         for edge in edges {
             let table = layout.entities[edge.childIndex].table
-            let version = PostgresLayout.versionColumn
+            let version = StorageNaming.versionColumn
             let sql = "UPDATE \(table) SET \(column(of: edge)) = NULL, \(version) = \(version) + 1 "
                 + "WHERE pk IN (\(survivorsSQL(edge, columns: "t.pk"))) RETURNING pk, \(version)"
             let entity = schema.entities[edge.childIndex]

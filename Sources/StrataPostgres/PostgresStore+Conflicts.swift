@@ -38,7 +38,7 @@ extension PostgresStore {
             var stale: [Int64] = []
             var found: Set<Int64> = []
             for row in try session.rows(
-                "SELECT pk, \(PostgresLayout.versionColumn) FROM \(entity.table) WHERE pk = ANY($1)",
+                "SELECT pk, \(StorageNaming.versionColumn) FROM \(entity.table) WHERE pk = ANY($1)",
                 arguments: [.keys(keys)]) {
                 var cells = row.makeIterator()
                 guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),

@@ -37,7 +37,7 @@ extension PostgresStore {
         let statement = layout.updateSQL(
             entityIndex: update.entityIndex, columns: update.columns, checkingVersion: checksVersion, alsoRequiring: unchanged)
         let rows = try pool.withSession { session throws(StrataError) in
-            try session.preparedValues("WITH changed AS (\(statement)) SELECT \(PostgresLayout.versionColumn), \(notify) FROM changed", arguments)
+            try session.preparedValues("WITH changed AS (\(statement)) SELECT \(StorageNaming.versionColumn), \(notify) FROM changed", arguments)
         }
         guard case .integer(let version) = rows.first?.first else { return nil }
 

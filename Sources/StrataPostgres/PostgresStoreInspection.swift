@@ -120,7 +120,7 @@ package final class PostgresStoreInspection {
             var problems: [String] = []
             for (entity, table) in zip(postgres.schema.entities, layout.entities) {
                 let count = try Self.integer(session.rows(
-                    "SELECT count(*)::int8 FROM \(table.table) WHERE \(PostgresLayout.versionColumn) < 1"))
+                    "SELECT count(*)::int8 FROM \(table.table) WHERE \(StorageNaming.versionColumn) < 1"))
                 if let count, count > 0 {
                     problems.append("\(entity.name) has \(count) rows whose version is not positive")
                 }

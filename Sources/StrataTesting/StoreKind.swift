@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import StrataCore
+import Strata
 import Testing
 
 /// The kinds of store a test can run against: SQLite in memory, a SQLite
@@ -27,7 +27,13 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
     case postgres
 
     /// The kinds that need no server: SQLite in memory, a SQLite file, the in-memory store.
-    public static var allCases: [StoreKind] { [.inMemory, .file, .memory] }
+    public static var allCases: [StoreKind] {
+        #if SQLite
+        [.inMemory, .file, .memory]
+        #else
+        [.memory]
+        #endif
+    }
 
     private static let postgresDescriptions = Locked<(@Sendable (URL) -> StoreDescription)?>(nil)
 
@@ -64,19 +70,22 @@ public enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendab
     /// The description of a new store of this kind (`url` is used by files only).
     public func description(_ url: URL) -> StoreDescription {
         switch self {
+        #if SQLite
         case .inMemory: .inMemory()
         case .file: StoreDescription(url: url)
+        #else
+        case .inMemory, .file: Self.unavailable("StoreKind.\(self) needs Strata's SQLite trait")
+        #endif
         case .memory: .memory()
-        case .postgres: Self.postgresDescriptions.withLock { $0 }?(url) ?? Self.unregisteredPostgres
+        case .postgres: Self.postgresDescriptions.withLock { $0 }?(url) ?? Self.unavailable(
+            "StoreKind.postgres needs StoreKind.registerPostgres(_:) from a target that links StrataPostgres")
         }
     }
 
     /// A description whose loading fails, saying what is missing.
-    private static var unregisteredPostgres: StoreDescription {
-        StoreDescription(type: StoreDescription.StoreType(name: "PostgreSQL (not registered)", opener: StoreOpener { _, _, _ throws(StrataError) in
-            throw StrataError(
-                .storeNotLoaded,
-                "StoreKind.postgres needs StoreKind.registerPostgres(_:) from a target that links StrataPostgres")
+    private static func unavailable(_ reason: String) -> StoreDescription {
+        StoreDescription(type: StoreDescription.StoreType(name: "unavailable", opener: StoreOpener { _, _, _ throws(StrataError) in
+            throw StrataError(.storeNotLoaded, reason)
         }))
     }
 
@@ -150,7 +159,11 @@ extension PersistentContainer {
     /// ```
     public static func inMemory(_ models: any PersistentModel.Type..., name: String = "Test") async throws -> PersistentContainer {
         let container = try PersistentContainer(name: name, schema: Schema(models))
+        #if SQLite
         container.storeDescriptions = [.inMemory()]
+        #else
+        container.storeDescriptions = [.memory()]
+        #endif
         try await container.loadPersistentStores()
         return container
     }

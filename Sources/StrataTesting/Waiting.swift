@@ -1,4 +1,4 @@
-import StrataCore
+import Strata
 import Testing
 
 extension AsyncSequence where Self: Sendable, Element: Sendable {

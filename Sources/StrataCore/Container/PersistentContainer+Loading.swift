@@ -82,20 +82,9 @@ extension PersistentContainer {
     private func load(_ description: StoreDescription, metricsFactory: any MetricsFactory) -> StrataError? {
         if persistentStoreCoordinator.isLoaded { return nil }
         do {
-            let store: any PersistentStore
-            if let opener = description.type.opener {
-                store = try opener.open(schema, description, StoreOpening(
-                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
-                    migrationProgress: migrationProgress, logger: logger, metricsFactory: metricsFactory))
-            } else if description.type == .memory {
-                store = MemoryStore(schema: schema, options: description.storeOptions, metricsFactory: metricsFactory)
-            } else {
-                let location: SQLiteStore.Location = description.type == .sqliteInMemory ? .inMemory : .file(description.url)
-                store = try SQLiteStore(
-                    location: location, schema: schema, readOnly: description.isReadOnly, options: description.storeOptions,
-                    migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
-                    migrationProgress: migrationProgress, logger: logger, metricsFactory: metricsFactory)
-            }
+            let store = try description.type.opener.open(schema, description, StoreOpening(
+                migration: { stored, version in try self.migrationSteps(from: stored, version: version, description: description) },
+                migrationProgress: migrationProgress, logger: logger, metricsFactory: metricsFactory))
             persistentStoreCoordinator.attach(store)
             finishLoading(.success(()))
             logger.debug("Loaded \(description)")

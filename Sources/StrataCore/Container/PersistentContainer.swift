@@ -23,7 +23,7 @@ public final class PersistentContainer: Sendable {
     let loading = Locked(LoadState.notLoaded)
     let viewContextHolder: ViewContextHolder
     /// Where the container, its store and its contexts log: the logger given
-    /// to ``init(name:schema:migrationPlan:logger:)`` with `strata.container`
+    /// to `init(name:schema:migrationPlan:logger:)` with `strata.container`
     /// metadata. Stores add `strata.store`, contexts `strata.context` and
     /// `strata.author`.
     public let logger: Logger
@@ -56,21 +56,13 @@ public final class PersistentContainer: Sendable {
         set { directoryOverride.withLock { $0 = newValue } }
     }
 
-    /// A container for a schema; throws `.invalidSchema` when the schema is
-    /// invalid, and `.invalidName` when `name` could not name a file in the
-    /// default directory. Its one store defaults to `<defaultDirectoryURL>/<name>.sqlite`.
-    ///
-    /// With a `migrationPlan`, a store written with one of its earlier schema
-    /// versions is migrated through its stages when it loads; without one, a
-    /// store written with another schema is migrated by inference when it can
-    /// be (see "Migrating a schema").
-    ///
-    /// Strata logs through `logger` (by default one labelled `strata`, made by
-    /// the app's `LoggingSystem`); it never logs an error it throws above
-    /// `.debug`, since the caller sees it (see <doc:HandlingErrors>).
-    public init(
-        name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        logger: Logger = Logger(label: "strata")
+    /// A container for a schema whose store, until the app sets
+    /// ``storeDescriptions``, is `defaultStore` given `<defaultDirectoryURL>/<name>`
+    /// (none without it). `PersistentContainer(name:schema:migrationPlan:logger:)`,
+    /// from the SQLite module, makes it `<name>.sqlite`.
+    package init(
+        name: String, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, logger: Logger,
+        defaultStore: ((URL) -> StoreDescription)?
     ) throws {
         try Self.validate(name: name)
         try schema.validate()
@@ -79,8 +71,8 @@ public final class PersistentContainer: Sendable {
         self.migrationPlan = migrationPlan
         self.logger = logger.with(LogMetadata.container, name)
         self.persistentStoreCoordinator = PersistentStoreCoordinator(schema: schema, logger: self.logger)
-        let url = Self.defaultDirectoryURL.appendingPathComponent("\(name).sqlite")
-        self.settings = Locked(Settings(storeDescriptions: [StoreDescription(url: url)]))
+        let defaultDescriptions = defaultStore.map { [$0(Self.defaultDirectoryURL.appendingPathComponent(name))] } ?? []
+        self.settings = Locked(Settings(storeDescriptions: defaultDescriptions))
         self.viewContextHolder = ViewContextHolder()
     }
 

@@ -22,30 +22,27 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// ```
     public struct StoreType: Sendable, Hashable, CustomStringConvertible {
         private let name: String
-        /// Opens a store of a kind another module provides (the PostgreSQL store).
-        package let opener: StoreOpener?
+        /// Opens a store of this kind for a container.
+        package let opener: StoreOpener
+        /// Whether the store is the file at the description's `url`.
+        package let storesInFile: Bool
 
-        private init(name: String) {
+        /// A kind of store; `name` tells it apart. The SQLite and PostgreSQL
+        /// modules add theirs.
+        package init(name: String, storesInFile: Bool = false, opener: StoreOpener) {
             self.name = name
-            opener = nil
-        }
-
-        /// A kind of store another Strata module provides; `name` tells it apart.
-        package init(name: String, opener: StoreOpener) {
-            self.name = name
+            self.storesInFile = storesInFile
             self.opener = opener
         }
 
         public static func == (lhs: StoreType, rhs: StoreType) -> Bool { lhs.name == rhs.name }
         public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
-        /// A SQLite database file (the default).
-        public static let sqliteFile = StoreType(name: "SQLite file")
-        /// A SQLite database held in memory: SQLite's behaviour, no file.
-        public static let sqliteInMemory = StoreType(name: "SQLite in memory")
         /// Rows held in memory by pure Swift, with no SQL (Core Data's
         /// in-memory store type): the reference the other stores are tested against.
-        public static let memory = StoreType(name: "in-memory")
+        public static let memory = StoreType(name: "in-memory", opener: StoreOpener { schema, description, opening in
+            MemoryStore(schema: schema, options: description.storeOptions, metricsFactory: opening.metricsFactory)
+        })
 
         public var description: String { name }
     }
@@ -55,7 +52,7 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// The store's file; `/dev/null` for a store in memory.
     public var url: URL
     /// Whether the store lives only in memory (each such description is its own store).
-    public var isInMemory: Bool { type != .sqliteFile }
+    public var isInMemory: Bool { !type.storesInFile }
     /// Opens the store read-only; saves throw `.readOnlyStore`.
     public var isReadOnly: Bool = false
     /// Records persistent history with each save.
@@ -79,31 +76,17 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     /// Infers lightweight migration steps when no explicit ones are given.
     public var infersMappingAutomatically: Bool = true
 
-    /// A SQLite file store at `url`.
-    public init(url: URL) {
+    /// A store of a kind a Strata module provides, at `url` for a kind that
+    /// keeps a file.
+    package init(type: StoreType, url: URL = URL(fileURLWithPath: "/dev/null")) {
         self.url = url
-        self.type = .sqliteFile
-    }
-
-    /// A store of a kind another Strata module provides.
-    package init(type: StoreType) {
-        url = URL(fileURLWithPath: "/dev/null")
         self.type = type
-    }
-
-    /// A new, empty SQLite store held in memory; gone when the container is.
-    public static func inMemory() -> StoreDescription {
-        var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
-        description.type = .sqliteInMemory
-        return description
     }
 
     /// A new, empty pure-Swift store held in memory (``StoreType/memory``);
     /// gone when the container is.
     public static func memory() -> StoreDescription {
-        var description = StoreDescription(url: URL(fileURLWithPath: "/dev/null"))
-        description.type = .memory
-        return description
+        StoreDescription(type: .memory)
     }
 
     /// The options the store itself acts on.
@@ -117,16 +100,17 @@ public struct StoreDescription: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        type == .sqliteFile ? "store at \(url.path)" : "\(type) store"
+        type.storesInFile ? "store at \(url.path)" : "\(type) store"
     }
 
     /// How messages name the store: the file's name, or the store type's.
     package var storeName: String {
-        type == .sqliteFile ? url.lastPathComponent : "\(type)"
+        type.storesInFile ? url.lastPathComponent : "\(type)"
     }
 }
 
-/// How a module outside StrataCore opens its kind of store for a container.
+/// How a kind of store is opened for a container: the memory store's is in
+/// StrataCore, the SQLite and PostgreSQL stores' in their modules.
 ///
 /// ```swift
 /// let opener = StoreOpener { schema, description, opening in

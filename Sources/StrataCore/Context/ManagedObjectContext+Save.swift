@@ -1,5 +1,6 @@
 extension ManagedObjectContext {
-    /// Saves every insert, change and deletion as one SQLite transaction.
+    /// Saves every insert, change and deletion as one transaction: into the
+    /// store for a context of the container, into the parent for a child.
     ///
     /// All or nothing: when the save throws, the store is unchanged and the
     /// context keeps its changes, so the app can fix them and save again.

@@ -68,38 +68,8 @@ public final class PersistentStoreCoordinator: Sendable {
         try store?.close()
     }
 
-    /// Removes the store file at `url` with its `-wal` and `-shm` files, as
-    /// Core Data's `destroyPersistentStore(at:type:options:)` does. Refused with
-    /// `.invalidStoreLocation`, removing nothing, while the store is loaded here
-    /// or open in any other container or process.
-    ///
-    /// ```swift
-    /// try container.persistentStoreCoordinator.destroyPersistentStore(at: oldStoreURL)
-    /// ```
-    public func destroyPersistentStore(at url: URL) throws {
-        try refuseIfLoaded(url, doing: "destroyed")
-        try SQLiteStore.destroyFile(at: url)
-    }
-
-    /// Replaces the store file at `destination` with a consistent copy of the
-    /// store at `source` (which may be in use), as Core Data's
-    /// `replacePersistentStore(at:…withPersistentStoreFrom:…)` does. Refused
-    /// while the destination is loaded here or open anywhere else.
-    ///
-    /// ```swift
-    /// try coordinator.replacePersistentStore(at: liveURL, withPersistentStoreFrom: backupURL)
-    /// ```
-    public func replacePersistentStore(at destination: URL, withPersistentStoreFrom source: URL) throws {
-        try refuseIfLoaded(destination, doing: "replaced")
-        try SQLiteStore.replaceFile(at: destination, withStoreAt: source)
-    }
-
-    private func refuseIfLoaded(_ url: URL, doing action: String) throws(StrataError) {
-        guard let store = state.withLock({ $0.store }) as? SQLiteStore, case .file(let loaded) = store.location,
-              loaded.standardizedFileURL.resolvingSymlinksInPath() == url.standardizedFileURL.resolvingSymlinksInPath() else { return }
-        throw StrataError(
-            .invalidStoreLocation, "\(url.lastPathComponent) is loaded in this container; close it before it is \(action)")
-    }
+    /// The loaded store, or nil: for a store module's own coordinator methods.
+    package var attachedStore: (any PersistentStore)? { state.withLock { $0.store } }
 
     package func register(_ inbox: MergeInbox) {
         state.withLock { state in

@@ -53,6 +53,10 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         public static let readOnlyStore = Code(rawValue: "readOnlyStore")
         /// SQLite reported an error.
         public static let sqlite = Code(rawValue: "sqlite")
+        /// History was asked for, but the store was loaded without history tracking.
+        public static let historyTrackingDisabled = Code(rawValue: "historyTrackingDisabled")
+        /// A history token was used with a store other than the one that issued it.
+        public static let invalidHistoryToken = Code(rawValue: "invalidHistoryToken")
     }
 
     /// What kind of failure this is.

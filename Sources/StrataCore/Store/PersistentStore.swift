@@ -10,13 +10,16 @@ import Foundation
 /// whole or leaves the store as it was, and is announced to observers after it
 /// commits.
 ///
-/// Strata has two stores: ``SQLiteStore`` (a file or SQLite in memory) and
-/// ``MemoryStore`` (pure Swift, rows in memory). Both answer synchronously; a
-/// store that must wait for a network adopts ``AsyncPersistentStore`` as well,
-/// and contexts await it through their `…Async` methods (see DESIGN.md).
+/// ``MemoryStore`` (pure Swift, rows in memory) lives beside this protocol;
+/// the SQLite store (StrataSQLite) and the PostgreSQL store (StrataPostgres)
+/// live in modules of their own, and each kind is opened through the
+/// ``StoreOpener`` of its ``StoreDescription/StoreType``. Every store answers
+/// synchronously; one that must wait for a network adopts
+/// ``AsyncPersistentStore`` as well, and contexts await it through their
+/// `…Async` methods (see DESIGN.md, "Adding a store").
 ///
 /// ```swift
-/// let store: any PersistentStore = try SQLiteStore(location: .inMemory, schema: schema)
+/// let store: any PersistentStore = MemoryStore(schema: schema)
 /// let plan = try PredicateCompiler(schema: schema, entity: book).plan(for: FetchRequest<Book>())
 /// try store.fetchRows(plan) { row in print(row.primaryKey) }
 /// ```

@@ -6,6 +6,13 @@ package struct RowInsert: Sendable {
     package var values: [StoredValue]
     /// Columns whose value is the key of another row inserted in the same save.
     package var pendingReferences: [PendingReference]
+
+    package init(entityIndex: Int, temporaryKey: UInt64, values: [StoredValue], pendingReferences: [PendingReference]) {
+        self.entityIndex = entityIndex
+        self.temporaryKey = temporaryKey
+        self.values = values
+        self.pendingReferences = pendingReferences
+    }
 }
 
 /// A foreign key to a row that gets its primary key in the same save.

@@ -1,5 +1,6 @@
 import Strata
 import StrataCore
+import StrataSQLite
 import Synchronization
 import Testing
 

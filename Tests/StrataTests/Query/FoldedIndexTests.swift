@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Strata
 @testable import StrataCore
+@testable import StrataSQLite
 import Testing
 
 /// A place whose name is searched regardless of case and diacritics.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import StrataCore
+@testable import StrataSQLite
 
 
 /// Runs compiled SQL on a small SQLite database laid out like a Strata store, to

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StrataCore
+@testable import StrataSQLite
 
 // Hand-written models for the query compiler's tests. Their accessors are never
 // called (compilation only needs key paths), so they do not go through the backing.

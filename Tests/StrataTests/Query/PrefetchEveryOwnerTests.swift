@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 @testable import StrataCore
+@testable import StrataSQLite
 import Testing
 
 /// A crate of jars; each jar counts its fetch hooks and, in its hook, calls

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import StrataCore
+@testable import StrataSQLite
 import Testing
 
 /// Counts the `SELECT`s a SQLite store in memory (one connection) runs.

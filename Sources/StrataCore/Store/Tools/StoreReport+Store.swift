@@ -57,10 +57,3 @@ extension StoreHistoryListing {
     }
 }
 
-extension StoreCheck {
-    /// A check's findings, for a store kind that checks itself.
-    package init(name: String, problems: [String]) {
-        fileName = name
-        self.problems = problems
-    }
-}

@@ -22,10 +22,9 @@ extension StoreRows {
         }
         let row = ObjectOperand.row(0, entity: entity.index)
         let ordinals = entity.properties.indices.filter { entity.properties[$0].hasColumn }
-        fileName = name
-        self.entityName = entityName
-        columns = ["_pk"] + ordinals.map { entity.properties[$0].name }
-        types = [nil] + ordinals.map { entity.attribute(at: $0)?.type }
+        self.init(
+            fileName: name, entityName: entityName, columns: ["_pk"] + ordinals.map { entity.properties[$0].name },
+            types: [nil] + ordinals.map { entity.attribute(at: $0)?.type })
 
         func column(_ name: String) throws(StrataError) -> (StoreExpression, AttributeType?) {
             if name == "_pk" { return (.key(row), nil) }

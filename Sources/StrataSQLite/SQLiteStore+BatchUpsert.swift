@@ -1,0 +1,225 @@
+import StrataCore
+import GRDB
+
+/// One uniqueness constraint's values in one row.
+private struct UniqueKeyValue: Hashable {
+    var constraint: Int
+    var values: [StoredValue]
+}
+
+/// What one returned row of an upsert statement was: the stored row, and the
+/// request row that inserted or updated it.
+private struct UpsertOutcome {
+    var primaryKey: Int64
+    var version: Int64
+    var row: Int
+    var inserted: Bool
+    /// The columns the row wrote.
+    var columns: [Int]
+}
+
+extension SQLiteStore {
+    /// Rows per multi-row upsert statement: well inside SQLite's bound-variable limit.
+    private func upsertChunkSize(columns: Int) -> Int { max(1, min(256, 30_000 / (columns + 1))) }
+
+    /// Inserts rows of one entity, settling each unique key a stored row holds
+    /// by `action`, with one multi-row statement per chunk:
+    /// `INSERT … ON CONFLICT(key) DO UPDATE SET <columns>` or
+    /// `… ON CONFLICT DO NOTHING`. Inserted rows come back in `changes.inserted`,
+    /// updated ones in `changes.updated` with the properties written.
+    ///
+    /// Rows of the request linked by a shared unique key are one row: the last
+    /// wins when updating, the first when keeping. A stored row two request
+    /// rows reach through different keys is reported once, with both writes.
+    package func batchUpsert(
+        entityIndex: Int, rows: BatchRows, action: UpsertAction, transaction: BatchTransaction
+    ) throws(StrataError) -> BatchWriteResult {
+        try runBatch(transaction) { db, result, previous in
+            let entity = schema.entities[entityIndex]
+            let keys = entity.uniqueKeyColumns
+            let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
+            guard !kept.isEmpty else { return }
+            let firstKey = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(kept.count), in: db)
+            let ordered = orderedToOneColumns(of: entityIndex)
+            if action != .keep, (options.historyTracking && options.recordsValueChanges) || !ordered.isEmpty {
+                // Old values of the rows about to change, for history and to-many order.
+                let holders = try keyHolders(of: kept.map { rows.values[$0] }, keys: keys, entityIndex: entityIndex, in: db)
+                try capturePreviousValues(entityIndex: entityIndex, primaryKeys: holders, into: &previous, in: db)
+            }
+            let allColumns = schema.batchColumns(of: entity)
+            // Rows that write the same columns share a statement.
+            var byColumns: [[Int]: [Int]] = [:]
+            for position in kept.indices {
+                let written: [Int]
+                switch action {
+                case .update(allColumns: true), .keep: written = allColumns
+                case .update(allColumns: false):
+                    written = rows.columnSets.isEmpty ? allColumns : rows.columnSets[rows.columnSetOfRow[kept[position]]]
+                }
+                byColumns[written, default: []].append(position)
+            }
+            var outcomes: [UpsertOutcome] = []
+            let size = upsertChunkSize(columns: entity.columnOrdinals.count)
+            for written in byColumns.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let positions = byColumns[written]!
+                for start in stride(from: 0, to: positions.count, by: size) {
+                    let chunk = positions[start..<min(start + size, positions.count)].map { position in
+                        (row: position, key: firstKey + Int64(position), values: rows.values[kept[position]])
+                    }
+                    outcomes += try upsertChunk(
+                        chunk, written: written, keys: keys, action: action, entity: entity, cached: chunk.count == size, in: db)
+                }
+            }
+            try record(outcomes, rows: kept.map { rows.values[$0] }, entity: entity, ordered: ordered,
+                       old: previous.rows[entityIndex] ?? [:], into: &result, in: db)
+        }
+    }
+
+    /// Primary keys of stored rows holding any unique key of `rows`.
+    private func keyHolders(of rows: [[StoredValue]], keys: [[Int]], entityIndex: Int, in db: Database) throws -> [Int64] {
+        let table = layout.entities[entityIndex]
+        var holders = Set<Int64>()
+        for key in keys {
+            let condition = key.map { "\(table.columns[$0]) = ?" }.joined(separator: " AND ")
+            let statement = RawStatement(try db.cachedStatement(sql: "SELECT pk FROM \(table.table) WHERE \(condition)"), in: db)
+            defer { statement.reset() }
+            for row in rows {
+                let values = key.map { row[$0] }
+                if values.contains(where: \.isNull) { continue }
+                statement.reset()
+                try statement.bind(values)
+                while try statement.step() { holders.insert(statement.int64(at: 0)) }
+            }
+        }
+        return holders.sorted()
+    }
+
+    /// Runs one multi-row upsert statement; returns which request row each
+    /// returned row is. Inserted rows keep the key they were given; updated
+    /// rows are found by a unique key they share with their request row.
+    private func upsertChunk(
+        _ chunk: [(row: Int, key: Int64, values: [StoredValue])], written: [Int], keys: [[Int]], action: UpsertAction,
+        entity: EntityDescription, cached: Bool, in db: Database
+    ) throws -> [UpsertOutcome] {
+        let table = layout.entities[entity.index]
+        let version = StorageNaming.versionColumn
+        let rowPlaceholder = "(" + Array(repeating: "?", count: table.columns.count + 1).joined(separator: ", ") + ")"
+        var sql = "INSERT INTO \(table.table) (pk, \(table.columns.joined(separator: ", "))) VALUES "
+            + Array(repeating: rowPlaceholder, count: chunk.count).joined(separator: ", ")
+        let keyColumns = Array(Set(keys.joined())).sorted()
+        if action == .keep {
+            sql += " ON CONFLICT DO NOTHING"
+        } else {
+            let assignments = written.map { "\(table.columns[$0]) = excluded.\(table.columns[$0])" }
+                + ["\(version) = \(StoreLayout.nextVersionSQL)"]
+            for key in keys {
+                sql += " ON CONFLICT(\(key.map { table.columns[$0] }.joined(separator: ", "))) DO UPDATE SET "
+                    + assignments.joined(separator: ", ")
+            }
+        }
+        sql += " RETURNING pk, \(version)" + keyColumns.map { ", \(table.columns[$0])" }.joined()
+        // Full chunks repeat and are cached; a last, shorter one is not kept
+        // (`prepared` owns it: the raw handle dies with it).
+        let prepared = cached ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        let statement = RawStatement(prepared, in: db)
+        statement.reset()
+        defer {
+            statement.reset()
+            withExtendedLifetime(prepared) {}
+        }
+        var index: Int32 = 1
+        for row in chunk {
+            try statement.bind(.integer(row.key), at: index)
+            try statement.bind(row.values, startingAt: index + 1)
+            index += Int32(row.values.count + 1)
+        }
+        var byProposedKey: [Int64: Int] = [:]
+        var byUniqueKey: [UniqueKeyValue: Int] = [:]
+        for row in chunk {
+            byProposedKey[row.key] = row.row
+            guard action != .keep else { continue }
+            for (constraint, key) in keys.enumerated() {
+                let values = key.map { row.values[$0] }
+                if !values.contains(where: \.isNull) { byUniqueKey[UniqueKeyValue(constraint: constraint, values: values)] = row.row }
+            }
+        }
+        var outcomes: [UpsertOutcome] = []
+        outcomes.reserveCapacity(chunk.count)
+        while try statement.step() {
+            let pk = statement.int64(at: 0), rowVersion = statement.int64(at: 1)
+            if let row = byProposedKey[pk] {
+                outcomes.append(UpsertOutcome(primaryKey: pk, version: rowVersion, row: row, inserted: true, columns: written))
+                continue
+            }
+            var stored: [Int: StoredValue] = [:]
+            for (offset, column) in keyColumns.enumerated() { stored[column] = statement.value(at: Int32(offset + 2)) }
+            let match = keys.indices.lazy.compactMap { constraint in
+                byUniqueKey[UniqueKeyValue(constraint: constraint, values: keys[constraint].map { stored[$0] ?? .null })]
+            }.first
+            guard let row = match else {
+                throw StrataError(.sqlite, "A batch insert of \(entity.name) updated a row it cannot match to one of its rows; nothing was written")
+            }
+            outcomes.append(UpsertOutcome(primaryKey: pk, version: rowVersion, row: row, inserted: false, columns: written))
+        }
+        return outcomes
+    }
+
+    /// Turns what the statements did into the change set, one record per
+    /// stored row, and keeps ordered one-to-many positions in step.
+    private func record(
+        _ outcomes: [UpsertOutcome], rows: [[StoredValue]], entity: EntityDescription, ordered: [OrderedToOneColumn],
+        old: [Int64: ContiguousArray<StoredValue>], into result: inout BatchWriteResult, in db: Database
+    ) throws {
+        // Each stored row reached once (the usual case): its change is its row's
+        // written columns, with no merging of writes.
+        var reached = Set<Int64>(minimumCapacity: outcomes.count)
+        if ordered.isEmpty, outcomes.allSatisfy({ reached.insert($0.primaryKey).inserted }) {
+            for outcome in outcomes.sorted(by: { $0.primaryKey < $1.primaryKey }) {
+                let change = ChangeSet.Row(
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: outcome.primaryKey),
+                    entity: entity, ordinals: outcome.columns.map { entity.columnOrdinals[$0] },
+                    values: outcome.columns.map { rows[outcome.row][$0] }, version: outcome.version)
+                result.primaryKeys.append(outcome.primaryKey)
+                if outcome.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
+            }
+            return
+        }
+        // A stored row reached twice (through different keys, by rows that set
+        // different columns) is one change holding both writes, the later on top.
+        var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
+        for outcome in outcomes {
+            var entry = folded[outcome.primaryKey] ?? (outcome.inserted, outcome.version, [:])
+            entry.version = max(entry.version, outcome.version)
+            for column in outcome.columns { entry.values[column] = rows[outcome.row][column] }
+            folded[outcome.primaryKey] = entry
+        }
+        var owners: Set<ChangeSet.ToManyChange> = []
+        for pk in folded.keys.sorted() {
+            let entry = folded[pk]!
+            let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: pk)
+            let columns = entry.values.keys.sorted()
+            result.primaryKeys.append(pk)
+            let change = ChangeSet.Row(
+                objectID: id, entity: entity, ordinals: columns.map { entity.columnOrdinals[$0] },
+                values: columns.map { entry.values[$0]! }, version: entry.version)
+            if entry.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
+            // A member of an ordered one-to-many goes after its new owner's other members.
+            for column in ordered {
+                guard let now = entry.values[column.column] else { continue }
+                let before = entry.inserted ? StoredValue.null : old[pk]?[entity.columnOrdinals[column.column]] ?? .null
+                guard before != now else { continue }
+                if case .integer(let previousOwner) = before {
+                    owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: previousOwner))
+                }
+                guard case .integer(let owner) = now else { continue }
+                let append = RawStatement(try db.cachedStatement(sql: column.appendSQL), in: db)
+                append.reset()
+                try append.bind(.integer(owner), at: 1)
+                try append.bind(.integer(pk), at: 2)
+                try append.execute()
+                owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: owner))
+            }
+        }
+        result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
+    }
+}

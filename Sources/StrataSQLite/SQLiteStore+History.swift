@@ -1,0 +1,102 @@
+import Foundation
+import StrataCore
+import GRDB
+
+extension SQLiteStore {
+    /// Creates the history tables when history tracking is on and they are
+    /// missing (a store that was first used without history gets them on its
+    /// first load with history).
+    func prepareHistoryTables() throws {
+        guard options.historyTracking, !isReadOnly else { return }
+        try writer.write { db in
+            for statement in HistoryLayout.createStatements { try db.execute(sql: statement) }
+        }
+    }
+
+    /// Whether deleting a row of the entity leaves a tombstone.
+    func preservesValuesOnDeletion(entityIndex: Int) -> Bool {
+        schema.entities[entityIndex].attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
+    }
+
+    /// Reads the rows whose old values history needs, before the save writes:
+    /// deleted rows of entities with tombstone attributes and, when value
+    /// changes are recorded, every updated and deleted row. Reads nothing when
+    /// history is off.
+    package func capturePreviousValues(for request: SaveRequest, in db: Database) throws -> PreviousValues {
+        var previous = PreviousValues()
+        guard options.historyTracking else { return previous }
+        var keys: [Int: [Int64]] = [:]
+        var preserves: [Int: Bool] = [:]
+        for delete in request.deletes {
+            let needed = options.recordsValueChanges || preserves[delete.entityIndex] ?? {
+                let value = preservesValuesOnDeletion(entityIndex: delete.entityIndex)
+                preserves[delete.entityIndex] = value
+                return value
+            }()
+            if needed { keys[delete.entityIndex, default: []].append(delete.primaryKey) }
+        }
+        if options.recordsValueChanges {
+            for update in request.updates { keys[update.entityIndex, default: []].append(update.primaryKey) }
+        }
+        for (entityIndex, primaryKeys) in keys {
+            try capturePreviousValues(entityIndex: entityIndex, primaryKeys: primaryKeys, into: &previous, in: db)
+        }
+        return previous
+    }
+
+    /// Reads whole rows of one entity into `previous`, in chunks well below
+    /// SQLite's bound-variable limit. For batch operations, before they write.
+    package func capturePreviousValues(
+        entityIndex: Int, primaryKeys: [Int64], into previous: inout PreviousValues, in db: Database
+    ) throws {
+        var rows = previous.rows[entityIndex] ?? [:]
+        try forEachRow(entityIndex: entityIndex, primaryKeys: primaryKeys, in: db) { cursor in
+            rows[cursor.primaryKey] = cursor.decodeValues()
+        }
+        previous.rows[entityIndex] = rows
+    }
+
+    /// Records one committed change set as a history transaction, inside the
+    /// transaction that writes it, when history tracking is on. Returns the
+    /// transaction's token (nil when nothing was recorded).
+    ///
+    /// `previous` holds the rows as they were before the write (see
+    /// ``capturePreviousValues(for:in:)``); without them deletions have no
+    /// tombstone and updates no old values.
+    @discardableResult
+    package func recordHistory(
+        of changes: ChangeSet, previous: PreviousValues = PreviousValues(), in db: Database
+    ) throws -> HistoryToken? {
+        guard options.historyTracking, !changes.isEmpty else { return nil }
+        let transaction = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertTransactionSQL), in: db)
+        transaction.reset()
+        try transaction.bind([
+            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
+            changes.contextName.map(StoredValue.text) ?? .null,
+            .integer(Int64(ProcessInfo.processInfo.processIdentifier)), .text(originIdentifier.uuidString),
+        ])
+        try transaction.execute()
+        let number = db.lastInsertedRowID
+        let statement = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertChangeSQL), in: db)
+        let coder = HistoryValueCoder()
+        for change in HistoryRecording(schema: schema, recordsValues: options.recordsValueChanges, previous: previous)
+            .changes(of: changes) {
+            guard let pk = change.objectID.primaryKey else { continue }
+            statement.reset()
+            try statement.bind(.integer(number), at: 1)
+            try statement.bind(.integer(HistoryLayout.code(change.changeType)), at: 2)
+            try statement.bind(.text(change.objectID.entityName), at: 3)
+            try statement.bind(.integer(pk), at: 4)
+            if !change.updatedProperties.isEmpty {
+                try statement.bind(.text(change.updatedProperties.sorted().joined(separator: String(HistoryLayout.propertySeparator))), at: 5)
+            }
+            if let tombstone = change.tombstone { try statement.bind(coder.encode(tombstone), at: 6) }
+            if let old = change.oldValues { try statement.bind(coder.encode(old), at: 7) }
+            if let new = change.newValues { try statement.bind(coder.encode(new), at: 8) }
+            try statement.execute()
+        }
+        return HistoryToken(storeIdentifier: identifier, transactionNumber: number)
+    }
+}
+
+
