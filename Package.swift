@@ -56,11 +56,16 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings),
+        // What the SQL stores share: quoting, the query renderer and its dialects' hooks.
+        .target(
+            name: "StrataSQL",
+            dependencies: ["StrataCore"],
+            swiftSettings: strictSettings),
         // The SQLite store on GRDB, and the tools that read and write store files.
         .target(
             name: "StrataSQLite",
             dependencies: [
-                "StrataCore",
+                "StrataCore", "StrataSQL",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["SQLite"])),
                 .product(name: "GRDBSQLite", package: "GRDB.swift", condition: .when(traits: ["SQLite"])),
                 .product(name: "Logging", package: "swift-log"),
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "StrataPostgres",
             dependencies: [
-                "StrataCore",
+                "StrataCore", "StrataSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
@@ -144,7 +149,7 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: [
-                "Strata", "StrataSQLite", "StrataTesting", "StrataTestModels", "StrataPostgres", "StrataServiceLifecycle", "strata-test-writer", "strata",
+                "Strata", "StrataSQL", "StrataSQLite", "StrataTesting", "StrataTestModels", "StrataPostgres", "StrataServiceLifecycle", "strata-test-writer", "strata",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -159,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "StrataPostgresTests",
             dependencies: [
-                "Strata", "StrataPostgres", "StrataTesting", "StrataTestModels", "strata-test-writer",
+                "Strata", "StrataPostgres", "StrataSQL", "StrataTesting", "StrataTestModels", "strata-test-writer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings),

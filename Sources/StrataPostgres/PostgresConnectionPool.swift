@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 extension StrataError.Code {
     /// PostgreSQL refused a statement or the connection (the message says why).

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// The PL/pgSQL functions the PostgreSQL store's queries call where Swift's
 /// rules differ from SQL's: a force unwrap that fails the query on NULL, and

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// The tables a migration step found, by the names PostgreSQL keeps (the
 /// first 63 bytes): asked by the full names Strata gives them.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Foreign keys across a migration step. A table that is replaced or dropped
 /// first loses the keys on it and those that point at it; at the end, the keys

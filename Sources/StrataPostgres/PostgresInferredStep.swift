@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// Carrying out an ``InferredMigration`` on a PostgreSQL store, inside the
 /// migration's transaction.

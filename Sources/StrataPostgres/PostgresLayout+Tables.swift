@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// A join table as created: its unqualified name and the entities its
 /// `source` and `target` columns point at.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Where a schema's rows live in PostgreSQL: one table per entity in the
 /// store's schema (namespace), a join table per many-to-many or inverse-less

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// Renders Strata's store-neutral query form as PostgreSQL SQL over the
 /// store's tables, every value bound as `$n`.

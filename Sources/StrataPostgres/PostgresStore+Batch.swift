@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 extension PostgresStore {
     /// Runs a batch request in one transaction under the write lock, then

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 extension PostgresStore {
     /// The scratch table of one batch delete: every row it will remove. A

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 extension PostgresStore {
     /// Inserts rows of one entity, settling taken unique keys by `action`, with

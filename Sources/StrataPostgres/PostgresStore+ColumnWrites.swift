@@ -1,5 +1,6 @@
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 // Writing many rows' columns at once: one binary array per column where the
 // values allow, else `VALUES` lists of bound values, in statements of a size

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 /// What a save's checks found: conflicts, and the deleted rows whose unique
 /// key a row of the save takes over (they are deleted first).

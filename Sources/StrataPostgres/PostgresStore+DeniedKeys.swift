@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 
 // Rows that go together may point at each other through a `.deny` rule (a
 // publisher deleted with the contract that would deny it). PostgreSQL's

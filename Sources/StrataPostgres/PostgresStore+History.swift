@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension PostgresStore {
     private static let prunedThroughKey = "historyPrunedThrough"

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 /// The listening side of a PostgreSQL store: one connection of its own that
 /// `LISTEN`s on the store's channel, and the last history token reported.

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 extension PostgresStore {
     /// Writes a context's changes as one transaction under the namespace's

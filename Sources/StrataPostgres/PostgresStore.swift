@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 import StrataCore
+import StrataSQL
 import Synchronization
 import Tracing
 

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// Where a PostgreSQL store lives and how to reach it: the server, the
 /// database, the credentials, TLS, how many connections to pool, and the

@@ -14,13 +14,13 @@ import GRDB
 /// let monitor = try DataVersionMonitor(path: url.path) { print("the file changed") }
 /// monitor.start()
 /// ```
-package final class DataVersionMonitor: Sendable {
+final class DataVersionMonitor: Sendable {
     private let queue: DatabaseQueue
     private let interval: Duration
     private let onChange: @Sendable () -> Void
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    package init(path: String, interval: Duration = .milliseconds(20), onChange: @escaping @Sendable () -> Void) throws {
+    init(path: String, interval: Duration = .milliseconds(20), onChange: @escaping @Sendable () -> Void) throws {
         var configuration = Configuration()
         configuration.label = "strata.monitor"
         configuration.busyMode = .timeout(1)
@@ -36,7 +36,7 @@ package final class DataVersionMonitor: Sendable {
 
     /// Starts polling; calls `onChange` after each interval in which the file
     /// changed, and once at the start when `reportingFirst`.
-    package func start(reportingFirst: Bool = false) {
+    func start(reportingFirst: Bool = false) {
         let initial = currentVersion()
         let newTask = Task.detached(priority: .utility) { [weak self] in
             if reportingFirst, !Task.isCancelled { self?.onChange() }
@@ -58,7 +58,7 @@ package final class DataVersionMonitor: Sendable {
     }
 
     /// Stops polling and closes the connection.
-    package func stop() {
+    func stop() {
         task.withLock { task in
             task?.cancel()
             task = nil

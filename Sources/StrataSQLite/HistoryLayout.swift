@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 /// The tables persistent history lives in, and how values are written there.
 ///

@@ -20,8 +20,8 @@ extension Database {
 
 /// Binding and reading values on a prepared statement with the SQLite C API,
 /// so hot paths pay no per-row allocation or dictionary lookup.
-package struct RawStatement {
-    package let handle: SQLiteStatement
+struct RawStatement {
+    let handle: SQLiteStatement
     let database: Database
 
     init(_ statement: Statement, in database: Database) {

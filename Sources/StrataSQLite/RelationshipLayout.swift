@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 /// Where a store keeps the members of each to-many relationship, and their order.
 ///
 /// - One-to-many: the destination's foreign-key column says who the owner is,
@@ -16,14 +17,14 @@ import StrataCore
 ///
 /// Names starting with `_` are reserved for Strata, so none of these can clash
 /// with an entity's own columns or tables. All SQL is built once per store.
-package struct RelationshipLayout: Sendable {
+struct RelationshipLayout: Sendable {
     /// How one to-many relationship is stored.
-    package enum ToMany: Sendable {
+    enum ToMany: Sendable {
         case foreignKey(OrderedForeignKey)
         case joinTable(JoinSide)
 
         /// The index of the destination entity.
-        package var destinationIndex: Int {
+        var destinationIndex: Int {
             switch self {
             case .foreignKey(let storage): storage.destinationIndex
             case .joinTable(let storage): storage.destinationIndex
@@ -32,7 +33,7 @@ package struct RelationshipLayout: Sendable {
 
         /// `SELECT` of the destination rows of one owner, in the stored order;
         /// the owner's key is the only argument.
-        package var loadSQL: String {
+        var loadSQL: String {
             switch self {
             case .foreignKey(let storage): storage.loadSQL
             case .joinTable(let storage): storage.loadSQL
@@ -42,14 +43,14 @@ package struct RelationshipLayout: Sendable {
         /// `SELECT` of the destination rows of `count` owners, each row followed
         /// by its owner's key, by owner and then in each owner's stored order;
         /// the owners' keys are the arguments.
-        package func loadSQL(owners count: Int) -> String {
+        func loadSQL(owners count: Int) -> String {
             let query = ownersQuery
             return query.head + " IN (" + String(repeating: "?, ", count: count - 1) + "?)" + query.order
         }
 
         /// As ``loadSQL(owners:)``, for the owners whose keys lie between `?1`
         /// and `?2` (inclusive): one range read of the index.
-        package var rangeLoadSQL: String {
+        var rangeLoadSQL: String {
             let query = ownersQuery
             return query.head + " BETWEEN ?1 AND ?2" + query.order
         }
@@ -63,63 +64,63 @@ package struct RelationshipLayout: Sendable {
     }
 
     /// The read of several owners' members, around the test of the owner's key.
-    package struct OwnersQuery: Sendable {
+    struct OwnersQuery: Sendable {
         /// `SELECT …, owner FROM … WHERE owner`
-        package let head: String
+        let head: String
         /// ` ORDER BY owner, position, …`
-        package let order: String
+        let order: String
     }
 
     /// A one-to-many relationship: the destination's foreign key and position column.
-    package struct OrderedForeignKey: Sendable {
-        package let destinationIndex: Int
-        package let loadSQL: String
+    struct OrderedForeignKey: Sendable {
+        let destinationIndex: Int
+        let loadSQL: String
         /// The destination rows whose owner's key lies between `?1` and `?2`,
         /// in key order (the table's own), each followed by its position: a
         /// read of every owner's members without the index (see
         /// `SQLiteStore.fetchMembers`).
-        package let tableScanSQL: String
+        let tableScanSQL: String
         /// Where the foreign key sits among the destination's columns (nil
         /// would mean it has none, and no scan is offered).
-        package let foreignKeyColumn: Int?
+        let foreignKeyColumn: Int?
         /// ``ToMany/loadSQL(owners:)`` and ``ToMany/rangeLoadSQL`` around their test of the owner.
-        package let ownersQuery: OwnersQuery
+        let ownersQuery: OwnersQuery
         /// `UPDATE … SET position = ?1 WHERE pk = ?2`, skipping rows already in place.
-        package let setPositionSQL: String
+        let setPositionSQL: String
         /// Puts row `?2` after the other rows of owner `?1`.
-        package let appendSQL: String
+        let appendSQL: String
     }
 
     /// One side of a many-to-many relationship.
-    package struct JoinSide: Sendable {
-        package let destinationIndex: Int
+    struct JoinSide: Sendable {
+        let destinationIndex: Int
         /// The inverse relationship's ordinal on the destination entity (-1: none).
-        package let inverseOrdinal: Int
-        package let loadSQL: String
+        let inverseOrdinal: Int
+        let loadSQL: String
         /// ``ToMany/loadSQL(owners:)`` and ``ToMany/rangeLoadSQL`` around their test of the owner.
-        package let ownersQuery: OwnersQuery
+        let ownersQuery: OwnersQuery
         /// The member keys of owner `?1`.
-        package let membersSQL: String
+        let membersSQL: String
         /// Adds pair (`?1` owner, `?2` member) at owner position `?3`; a new pair
         /// goes last among the member's own owners.
-        package let upsertSQL: String
+        let upsertSQL: String
         /// Removes pair (`?1` owner, `?2` member).
-        package let deleteSQL: String
+        let deleteSQL: String
     }
 
     /// By entity index, then ordinal: the storage of each to-many relationship.
-    package let toMany: [[ToMany?]]
+    let toMany: [[ToMany?]]
     /// By entity index: definitions of the hidden position columns of its table.
-    package let positionColumns: [[String]]
+    let positionColumns: [[String]]
     /// By entity index: replaces the plain foreign-key index of a to-one whose
     /// inverse is ordered, keyed by the to-one's ordinal.
-    package let orderedIndexColumns: [[Int: String]]
+    let orderedIndexColumns: [[Int: String]]
     /// `CREATE TABLE` and `CREATE INDEX` statements of the join tables.
-    package let joinTableStatements: [String]
+    let joinTableStatements: [String]
 
     /// The statements that create a join table (unquoted name) between the
     /// tables of `source` and `target`, and its index by target.
-    package static func createJoinTableSQL(_ name: String, source: String, target: String) -> [String] {
+    static func createJoinTableSQL(_ name: String, source: String, target: String) -> [String] {
         let table = quote(name)
         return [
             """
@@ -134,7 +135,7 @@ package struct RelationshipLayout: Sendable {
         ]
     }
 
-    package init(schema: Schema, selectLists: [String]) {
+    init(schema: Schema, selectLists: [String]) {
         let entities = schema.entities
         var toMany = entities.map { Array<ToMany?>(repeating: nil, count: $0.properties.count) }
         var positionColumns = entities.map { _ in [String]() }

@@ -5,7 +5,7 @@ import GRDB
 /// Aggregates in one statement: `SELECT SUM(value) FROM … WHERE …`, over the
 /// plan's page (a subquery) when it has one.
 extension SQLiteStore {
-    package func aggregate(
+    func aggregate(
         _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
     ) throws(StrataError) -> StoredValue {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)

@@ -5,7 +5,7 @@ import GRDB
 /// date, a sync cursor — as Core Data's store metadata.
 extension SQLiteStore {
     /// Every app metadata value, by key.
-    package func appMetadata() throws(StrataError) -> [String: StoredValue] {
+    func appMetadata() throws(StrataError) -> [String: StoredValue] {
         do {
             return try writer.read { db in
                 guard try db.tableExists(StorageNaming.appMetadataTable) else { return [:] }
@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     /// Sets (or, for nil, removes) app metadata values in one transaction of their own.
-    package func setAppMetadata(_ changes: [String: StoredValue?]) throws(StrataError) {
+    func setAppMetadata(_ changes: [String: StoredValue?]) throws(StrataError) {
         if isReadOnly {
             throw StrataError(.readOnlyStore, "The store is read-only; its metadata was not changed")
         }

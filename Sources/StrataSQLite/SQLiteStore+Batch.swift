@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 extension SQLiteStore {
@@ -38,7 +39,7 @@ extension SQLiteStore {
     /// Inserts rows of one entity with keys from the store's sequence, in one
     /// transaction. `rows` hold values in the entity's column order; foreign keys
     /// must name stored rows (checked by SQLite at commit).
-    package func batchInsert(
+    func batchInsert(
         entityIndex: Int, rows: [[StoredValue]], transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, _ in
@@ -83,7 +84,7 @@ extension SQLiteStore {
 
     /// Sets attribute columns of every row matching a condition (nil: all
     /// rows), bumping each row's version, in one transaction.
-    package func batchUpdate(
+    func batchUpdate(
         entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue],
         transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {

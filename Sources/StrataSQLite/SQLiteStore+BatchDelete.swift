@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 extension SQLiteStore {
@@ -17,7 +18,7 @@ extension SQLiteStore {
     /// old values history needs (tombstones of attributes marked
     /// `.preserveValueOnDeletion`) are read first; owners that survive and lose
     /// members are listed in `toManyChanges`.
-    package func batchDelete(
+    func batchDelete(
         entityIndex: Int, selection: BatchDeleteSelection, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, previous in

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// One uniqueness constraint's values in one row.
@@ -31,7 +32,7 @@ extension SQLiteStore {
     /// Rows of the request linked by a shared unique key are one row: the last
     /// wins when updating, the first when keeping. A stored row two request
     /// rows reach through different keys is reported once, with both writes.
-    package func batchUpsert(
+    func batchUpsert(
         entityIndex: Int, rows: BatchRows, action: UpsertAction, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, previous in

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// What the checks before a write found: conflicts, or the order rows must be written in.

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 // Rows that go together may point at each other through a `.deny` rule (a

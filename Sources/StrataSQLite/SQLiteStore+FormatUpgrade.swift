@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// Stores written by an earlier version of Strata that this one still reads,

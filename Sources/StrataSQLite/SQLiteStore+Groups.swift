@@ -6,7 +6,7 @@ import GRDB
 /// one) as a subquery of key and argument values, grouped outside it:
 /// `SELECT k0, COUNT(*) FROM (SELECT … AS k0 FROM … WHERE …) GROUP BY k0 HAVING … ORDER BY … LIMIT …`.
 extension SQLiteStore {
-    package func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]] {
+    func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]] {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
         // The inner columns: the keys, then each function's argument.

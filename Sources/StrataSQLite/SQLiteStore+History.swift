@@ -22,7 +22,7 @@ extension SQLiteStore {
     /// deleted rows of entities with tombstone attributes and, when value
     /// changes are recorded, every updated and deleted row. Reads nothing when
     /// history is off.
-    package func capturePreviousValues(for request: SaveRequest, in db: Database) throws -> PreviousValues {
+    func capturePreviousValues(for request: SaveRequest, in db: Database) throws -> PreviousValues {
         var previous = PreviousValues()
         guard options.historyTracking else { return previous }
         var keys: [Int: [Int64]] = [:]
@@ -46,7 +46,7 @@ extension SQLiteStore {
 
     /// Reads whole rows of one entity into `previous`, in chunks well below
     /// SQLite's bound-variable limit. For batch operations, before they write.
-    package func capturePreviousValues(
+    func capturePreviousValues(
         entityIndex: Int, primaryKeys: [Int64], into previous: inout PreviousValues, in db: Database
     ) throws {
         var rows = previous.rows[entityIndex] ?? [:]
@@ -64,7 +64,7 @@ extension SQLiteStore {
     /// ``capturePreviousValues(for:in:)``); without them deletions have no
     /// tombstone and updates no old values.
     @discardableResult
-    package func recordHistory(
+    func recordHistory(
         of changes: ChangeSet, previous: PreviousValues = PreviousValues(), in db: Database
     ) throws -> HistoryToken? {
         guard options.historyTracking, !changes.isEmpty else { return nil }

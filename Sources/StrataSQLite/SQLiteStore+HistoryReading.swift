@@ -8,7 +8,7 @@ extension SQLiteStore {
     /// Runs on a reader connection (a consistent snapshot), so it may be called
     /// from any thread, off the main actor. Throws `.historyTokenExpired` when
     /// transactions after the request's token were pruned.
-    package func fetchHistory(_ request: HistoryRequest) throws(StrataError) -> [HistoryTransaction] {
+    func fetchHistory(_ request: HistoryRequest) throws(StrataError) -> [HistoryTransaction] {
         try checkHistoryIsTracked()
         if case .token(let token) = request.start { try check(token) }
         do {
@@ -20,7 +20,7 @@ extension SQLiteStore {
 
     /// The token of the latest transaction; nil when nothing was recorded. When
     /// every transaction was pruned, the token of the last pruned one.
-    package func currentHistoryToken() throws(StrataError) -> HistoryToken? {
+    func currentHistoryToken() throws(StrataError) -> HistoryToken? {
         try checkHistoryIsTracked()
         do {
             let number = try writer.read { db -> Int64? in
@@ -37,7 +37,7 @@ extension SQLiteStore {
 
     /// Deletes the transactions before `token` (the token's own stays). Returns
     /// how many were deleted.
-    package func deleteHistory(before token: HistoryToken) throws(StrataError) -> Int {
+    func deleteHistory(before token: HistoryToken) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         try check(token)
         return try pruneHistory { _ in token.numberBefore }
@@ -45,7 +45,7 @@ extension SQLiteStore {
 
     /// Deletes the transactions saved before `date`, and any older-numbered ones
     /// (so the kept history never has holes). Returns how many were deleted.
-    package func deleteHistory(before date: Date) throws(StrataError) -> Int {
+    func deleteHistory(before date: Date) throws(StrataError) -> Int {
         try checkHistoryIsTracked()
         return try pruneHistory { db in
             try Int64.fetchOne(db, sql: HistoryLayout.prunableBeforeDateSQL, arguments: [date.timeIntervalSinceReferenceDate])

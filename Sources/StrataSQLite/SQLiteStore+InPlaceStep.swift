@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// Changing a table in place during an inferred migration: when every change

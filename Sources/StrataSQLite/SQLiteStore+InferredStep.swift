@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// Carrying out an ``InferredMigration`` on a SQLite store: tables whose stored

@@ -99,13 +99,13 @@ extension SQLiteStore {
         _ = try fetchIntegers(sql: sql, arguments: select.whereArguments)
     }
 
-    package func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
+    func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)
         try fetchRows(entityIndex: plan.entityIndex, sql: select.selectSQL, arguments: select.selectArguments, body)
     }
 
-    package func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
+    func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
@@ -138,19 +138,19 @@ extension SQLiteStore {
         }
     }
 
-    package func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
+    func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)
         return try fetchIntegers(sql: select.keysSQL, arguments: select.selectArguments)
     }
 
-    package func count(_ plan: FetchPlan) throws(StrataError) -> Int {
+    func count(_ plan: FetchPlan) throws(StrataError) -> Int {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)
         return Int(try fetchIntegers(sql: select.countSQL, arguments: select.countArguments).first ?? 0)
     }
 
-    package func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
+    func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {
         var found: StoredRow?
         try fetchRows(entityIndex: entityIndex, sql: layout.entities[entityIndex].selectByKeySQL,
                       arguments: [.integer(primaryKey)]) { row in
@@ -159,7 +159,7 @@ extension SQLiteStore {
         return found
     }
 
-    package func fetchRows(
+    func fetchRows(
         entityIndex: Int, primaryKeys: [Int64], _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         do {
@@ -171,7 +171,7 @@ extension SQLiteStore {
         }
     }
 
-    package func fetchRows(
+    func fetchRows(
         entityIndex: Int, keyRange: ClosedRange<Int64>, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         try fetchRows(
@@ -179,14 +179,14 @@ extension SQLiteStore {
             arguments: [.integer(keyRange.lowerBound), .integer(keyRange.upperBound)], body)
     }
 
-    package func fetchMembers(
+    func fetchMembers(
         entityIndex: Int, ordinal: Int, owner: Int64, _ body: (any StoreRow) throws -> Void
     ) throws(StrataError) {
         guard let storage = layout.relationships.toMany[entityIndex][ordinal] else { return }
         try fetchRows(entityIndex: storage.destinationIndex, sql: storage.loadSQL, arguments: [.integer(owner)], body)
     }
 
-    package func fetchMembers(
+    func fetchMembers(
         entityIndex: Int, ordinal: Int, owners: [Int64], everyOwner: Bool,
         _ body: (_ owner: Int64, _ position: MemberPosition, any StoreRow) throws -> Void
     ) throws(StrataError) {

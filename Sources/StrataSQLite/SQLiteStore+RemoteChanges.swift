@@ -14,7 +14,7 @@ struct RemoteChangeState: RemoteWatchPosition, Sendable {
 extension SQLiteStore {
     /// Starts watching the file for other writers' commits; `handler` runs on a
     /// background thread for each one noticed.
-    package func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
+    func startWatchingRemoteChanges(_ handler: @escaping @Sendable (RemoteChange) -> Void) throws(StrataError) {
         guard case .file(let url) = location else { return }
         // An empty history starts before its first transaction, so that a
         // prune this store has not caught up with is noticed.
@@ -40,7 +40,7 @@ extension SQLiteStore {
         }
     }
 
-    package func stopWatchingRemoteChanges() {
+    func stopWatchingRemoteChanges() {
         let monitor = remoteState.withLock { state in
             defer {
                 state.monitor = nil

@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 import GRDBSQLite
 import Synchronization
@@ -18,7 +19,7 @@ extension SQLiteStore {
     /// Versions are checked by the writes themselves (`… WHERE pk = ? AND
     /// _version = ?`); only when one of them misses does the save roll back and
     /// run again, reading every expected row first to report all conflicts.
-    package func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
+    func save(_ request: SaveRequest, origin: ObjectIdentifier?) throws(StrataError) -> SaveResult {
         if isReadOnly {
             throw StrataError(.readOnlyStore, "The store is read-only; nothing was saved")
         }
@@ -45,7 +46,7 @@ extension SQLiteStore {
 
     /// Counts a commit of this store instance and tells its observers (also
     /// of commits that changed no row, such as metadata alone).
-    package func didCommit(_ changes: ChangeSet) {
+    func didCommit(_ changes: ChangeSet) {
         ownCommitCount.add(1, ordering: .relaxed)
         for observer in observers.current() {
             observer.store(self, didCommit: changes)

@@ -1,8 +1,19 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 extension SQLiteStore {
+    /// The column type SQLite declares for an attribute: its storage class's affinity.
+    static func columnType(_ type: AttributeType) -> String {
+        switch type.storageKind {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+
     /// Creates tables, indexes and metadata for a new store, in the caller's
     /// transaction. Returns the new store identifier.
     static func createSchema(_ db: Database, schema: Schema, layout: StoreLayout) throws -> String {
@@ -41,7 +52,7 @@ extension SQLiteStore {
         for ordinal in entity.columnOrdinals {
             switch entity.properties[ordinal] {
             case .attribute(let attribute):
-                var definition = "\(quote(attribute.name)) \(attribute.type.columnType)"
+                var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
                 if !attribute.isOptional { definition += " NOT NULL" }
                 definitions.append(definition)
             case .relationship(let relationship):

@@ -15,9 +15,9 @@ import Metrics
 /// ```swift
 /// let store = try SQLiteStore(location: .file(url), schema: schema)
 /// ```
-package final class SQLiteStore: PersistentStore {
+final class SQLiteStore: PersistentStore {
     /// Where the store lives.
-    package enum Location: Sendable, Hashable {
+    enum Location: Sendable, Hashable {
         case file(URL)
         case inMemory
 
@@ -31,20 +31,20 @@ package final class SQLiteStore: PersistentStore {
     }
 
     /// The store's UUID, recorded in its metadata.
-    package let identifier: String
-    package let schema: Schema
-    package let location: Location
-    package let isReadOnly: Bool
+    let identifier: String
+    let schema: Schema
+    let location: Location
+    let isReadOnly: Bool
     /// Behaviour chosen by the store description (history, remote changes).
-    package let options: StoreOptions
+    let options: StoreOptions
     /// Identifies this loaded instance in the history it records, so a
     /// container can tell its own transactions from other processes'.
-    package let originIdentifier = UUID()
+    let originIdentifier = UUID()
     /// Commits this store instance made, to tell its own from other writers'.
     let ownCommitCount = Atomic<Int>(0)
     /// Saves whose first attempt met a row at another version and ran again,
     /// checking first (see `save(_:origin:)`).
-    package let rerunSaves = Atomic<Int>(0)
+    let rerunSaves = Atomic<Int>(0)
     /// The watch for other writers' commits, when remote change notifications are on.
     let remoteState = Locked(RemoteChangeState())
     let writer: StoreDatabase
@@ -52,7 +52,7 @@ package final class SQLiteStore: PersistentStore {
     let layout: StoreLayout
     /// The container's logger, with `strata.store` metadata.
     let logger: Logger
-    package let telemetry: StoreTelemetry
+    let telemetry: StoreTelemetry
 
     /// Opens (or creates) a store and checks it against the schema.
     ///
@@ -62,7 +62,7 @@ package final class SQLiteStore: PersistentStore {
     /// With `migration`, a file written with another schema is migrated to
     /// `schema` first (see ``migrate(fileAt:from:steps:options:progress:)``); without,
     /// it is refused with `.incompatibleStore` listing the differences.
-    package init(
+    init(
         location: Location, schema: Schema, readOnly: Bool = false, options: StoreOptions = StoreOptions(),
         migration: MigrationPlanning? = nil, migrationProgress: (@Sendable (MigrationProgress) -> Void)? = nil,
         logger: Logger = Logger(label: "strata"), metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -218,11 +218,11 @@ package final class SQLiteStore: PersistentStore {
         return message
     }
 
-    package func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
+    func addObserver(_ observer: any StoreObserver) { observers.add(observer) }
 
     /// Closes the store's connections, folding the write-ahead log back into
     /// the file first so it does not grow with every open and close.
-    package func close() throws(StrataError) {
+    func close() throws(StrataError) {
         stopWatchingRemoteChanges()
         do {
             if let pool = writer.writer as? DatabasePool {

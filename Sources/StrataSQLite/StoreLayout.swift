@@ -1,49 +1,50 @@
 import StrataCore
+import StrataSQL
 /// The SQL a store reuses for each entity, computed once per store.
 ///
 /// Identifiers come from the validated schema (plain identifiers only) and are
 /// quoted; values are always bound.
-package struct StoreLayout: Sendable {
+struct StoreLayout: Sendable {
     /// App-defined metadata (``PersistentContainer/setMetadata(_:forKey:)``);
     /// the column has no type, so each value keeps its storage class.
-    package static let createAppMetadataSQL =
+    static let createAppMetadataSQL =
         "CREATE TABLE IF NOT EXISTS \(StorageNaming.appMetadataTable) (key TEXT PRIMARY KEY NOT NULL, value)"
     private static let versionColumn = StorageNaming.versionColumn
 
     /// A row's next version, computed by SQLite: NULL (which the column
     /// refuses) for a row already at the highest, where `_version + 1` would
     /// quietly become a floating-point number.
-    package static let nextVersionSQL = "CASE WHEN \(versionColumn) < 9223372036854775807 THEN \(versionColumn) + 1 END"
+    static let nextVersionSQL = "CASE WHEN \(versionColumn) < 9223372036854775807 THEN \(versionColumn) + 1 END"
 
-    package struct Entity: Sendable {
-        package let table: String
+    struct Entity: Sendable {
+        let table: String
         /// Quoted column names in column order.
-        package let columns: [String]
+        let columns: [String]
         /// `t0.pk, t0._version, t0."a", …`: primary key, version, then columns.
-        package let selectList: String
-        package let insertSQL: String
-        package let deleteSQL: String
-        package let selectByKeySQL: String
+        let selectList: String
+        let insertSQL: String
+        let deleteSQL: String
+        let selectByKeySQL: String
         /// `… WHERE t0.pk BETWEEN ? AND ? ORDER BY t0.pk`.
-        package let selectByKeyRangeSQL: String
+        let selectByKeyRangeSQL: String
         /// How a row cursor lays out this entity's rows.
         let decodePlan: DecodePlan
 
         /// `SELECT … WHERE t0.pk IN (?, …)` for `count` keys.
-        package func selectByKeysSQL(count: Int) -> String {
+        func selectByKeysSQL(count: Int) -> String {
             "SELECT \(selectList) FROM \(table) AS t0 WHERE t0.pk IN (\(String(repeating: "?, ", count: count - 1))?)"
         }
     }
 
-    package let entities: [Entity]
+    let entities: [Entity]
     /// Where to-many members and their order are kept.
-    package let relationships: RelationshipLayout
+    let relationships: RelationshipLayout
     /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
-    package let denyEdges: [ForeignKeyEdge]
+    let denyEdges: [ForeignKeyEdge]
     /// The foreign keys a `.cascade` rule drives (`ON DELETE CASCADE`).
-    package let cascadeEdges: [ForeignKeyEdge]
+    let cascadeEdges: [ForeignKeyEdge]
 
-    package init(schema: Schema) {
+    init(schema: Schema) {
         let entities = schema.entities.map { entity in
             let table = quote(entity.name)
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
@@ -71,7 +72,7 @@ package struct StoreLayout: Sendable {
     /// (the new version first, the expected one last; no row changes when the
     /// row moved on). Otherwise `SET _version = _version + 1, … WHERE pk = ?
     /// RETURNING _version`.
-    package func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool = false) -> String {
+    func updateSQL(entityIndex: Int, columns: [Int], checkingVersion: Bool = false) -> String {
         let entity = entities[entityIndex]
         let version = Self.versionColumn
         let assignments = [checkingVersion ? "\(version) = ?" : "\(version) = \(Self.nextVersionSQL)"]

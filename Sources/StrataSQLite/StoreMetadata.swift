@@ -3,21 +3,21 @@ import StrataCore
 import GRDB
 
 /// The metadata row set of a store: identity, format and the schema it was written with.
-package struct StoreMetadata: Sendable {
+struct StoreMetadata: Sendable {
     /// Bumped when Strata changes how it lays out stores. 2: to-many position
     /// columns and many-to-many join tables. 3: dates as seconds since 2001.
-    package static let formatVersion = 3
+    static let formatVersion = 3
     /// The oldest format this version opens (and upgrades; see `upgradeFormatIfNeeded`).
-    package static let oldestReadableFormatVersion = 2
+    static let oldestReadableFormatVersion = 2
 
-    package var storeIdentifier: String
-    package var formatVersion: Int
-    package var fingerprint: String
-    package var schema: SchemaSummary
+    var storeIdentifier: String
+    var formatVersion: Int
+    var fingerprint: String
+    var schema: SchemaSummary
     /// The version of the schema the store was written with, when it had one.
-    package var version: Schema.Version?
+    var version: Schema.Version?
 
-    package static func read(_ db: Database) throws -> StoreMetadata {
+    static func read(_ db: Database) throws -> StoreMetadata {
         let rows = try Row.fetchAll(db, sql: "SELECT key, value FROM \(StorageNaming.metadataTable)")
         var values: [String: String] = [:]
         for row in rows {
@@ -55,7 +55,7 @@ package struct StoreMetadata: Sendable {
         self.version = version
     }
 
-    package func write(_ db: Database) throws {
+    func write(_ db: Database) throws {
         let json = String(decoding: schema.canonicalJSON(), as: UTF8.self)
         let entries: [(String, String)] = [
             ("storeIdentifier", storeIdentifier), ("formatVersion", String(formatVersion)),
@@ -76,7 +76,7 @@ package struct StoreMetadata: Sendable {
     }
 
     /// Throws `.incompatibleStore` listing the differences when the schemas differ.
-    package func check(against current: Schema, fileName: String, readOnly: Bool = false) throws {
+    func check(against current: Schema, fileName: String, readOnly: Bool = false) throws {
         try checkFormat(fileName: fileName, readOnly: readOnly)
         guard fingerprint != current.fingerprint else { return }
         let differences = SchemaDifference.between(stored: schema, current: current.summary)
@@ -89,7 +89,7 @@ package struct StoreMetadata: Sendable {
 
     /// Throws `.incompatibleStore` when this version of Strata cannot open the
     /// store's format (as it is, or read-only).
-    package func checkFormat(fileName: String, readOnly: Bool = false) throws(StrataError) {
+    func checkFormat(fileName: String, readOnly: Bool = false) throws(StrataError) {
         guard formatVersion <= Self.formatVersion else {
             throw StrataError(.incompatibleStore, "\(fileName) was written by a newer version of Strata (format \(formatVersion))")
         }
@@ -106,7 +106,7 @@ package struct StoreMetadata: Sendable {
     }
 
     /// Whether the store's schema is `current` (nothing to migrate).
-    package func matches(_ current: Schema) -> Bool {
+    func matches(_ current: Schema) -> Bool {
         fingerprint == current.fingerprint || SchemaDifference.between(stored: schema, current: current.summary).isEmpty
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 @testable import StrataPostgres
+import StrataSQL
 import Testing
 
 /// The server the PostgreSQL tests use: `STRATA_POSTGRES_URL`, which `.ci/run`

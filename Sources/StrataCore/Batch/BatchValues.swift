@@ -123,13 +123,13 @@ struct BatchValues {
 
     /// The value in the storage class of the attribute's column, or nil when it does not fit.
     static func conform(_ value: StoredValue, to type: AttributeType) -> StoredValue? {
-        switch (type.columnType, value) {
-        case ("INTEGER", .integer(let integer)):
+        switch (type.storageKind, value) {
+        case (.integer, .integer(let integer)):
             guard let range = integerRange(type) else { return value }
             return range.contains(integer) ? value : nil
-        case ("REAL", .real), ("TEXT", .text), ("BLOB", .blob):
+        case (.real, .real), (.text, .text), (.blob, .blob):
             return value
-        case ("REAL", .integer(let integer)):
+        case (.real, .integer(let integer)):
             return .real(Double(integer))
         default:
             return nil

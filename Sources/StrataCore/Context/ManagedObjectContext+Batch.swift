@@ -2,7 +2,7 @@ import Foundation
 
 /// A batch request turned into store calls. `mergePolicy` settles the unique
 /// keys a batch insert meets.
-protocol BatchOperation {
+package protocol BatchOperation {
     associatedtype Model: PersistentModel
     /// What spans and metrics call the request.
     static var operation: StoreTelemetry.Operation { get }
@@ -35,9 +35,9 @@ extension BatchOperation {
 }
 
 extension BatchInsertRequest: BatchOperation {
-    static var operation: StoreTelemetry.Operation { .batchInsert }
+    package static var operation: StoreTelemetry.Operation { .batchInsert }
 
-    func write(
+    package func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
@@ -68,9 +68,9 @@ extension BatchInsertRequest: BatchOperation {
 }
 
 extension BatchUpdateRequest: BatchOperation {
-    static var operation: StoreTelemetry.Operation { .batchUpdate }
+    package static var operation: StoreTelemetry.Operation { .batchUpdate }
 
-    func write(
+    package func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let values = try values(for: Model.self, store: store, schema: schema)
@@ -103,9 +103,9 @@ extension BatchUpdateRequest: BatchOperation {
 }
 
 extension BatchDeleteRequest: BatchOperation {
-    static var operation: StoreTelemetry.Operation { .batchDelete }
+    package static var operation: StoreTelemetry.Operation { .batchDelete }
 
-    func write(
+    package func write(
         to store: any PersistentStore, schema: Schema, transaction: BatchTransaction, mergePolicy: MergePolicy
     ) throws -> BatchResult {
         let entity = try schema.entity(for: Model.self)
@@ -167,11 +167,7 @@ extension ManagedObjectContext {
     private func executeBatch(_ operation: some BatchOperation) throws -> BatchResult {
         mergePendingChanges()
         do {
-            let store = try coordinator.loadedStore()
-            let transaction = BatchTransaction(
-                author: transactionAuthor, contextName: name, origin: ObjectIdentifier(originMarker))
-            let result = try operation.measuredWrite(
-                to: store, schema: schema, transaction: transaction, mergePolicy: mergePolicy, nested: storeOperationDepth > 0)
+            let result = try parentStore.execute(operation, in: self)
             merge(result.changes)
             return result
         } catch {

@@ -39,7 +39,7 @@ extension ManagedObjectContext {
     ) throws {
         let entityIndex = entity.index
         let registered = registry[entityIndex]
-        let store = try coordinator.loadedStore()
+        let storeIdentifier = parentStore.storeIdentifier ?? ""
         var loaded = ContiguousArray<any PersistentModel>()
         registered.reserveCapacity(keys.count)
         func take(_ row: any StoreRow, at offset: Int) throws {
@@ -49,7 +49,7 @@ extension ManagedObjectContext {
                 try load(row, into: existing.persistentBacking)
                 object = existing
             } else {
-                object = try makeObject(entity: entity, storeIdentifier: store.identifier, row: row)
+                object = try makeObject(entity: entity, storeIdentifier: storeIdentifier, row: row)
                 registered[pk] = object
             }
             slots[offset] = object
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
         defer { for object in loaded { object.awakeFromFetch() } }
         if let range = Self.denseRange(of: keys) {
             var offset = 0
-            try store.fetchRows(entityIndex: entityIndex, keyRange: range) { row in
+            try parentStore.storedRows(entityIndex: entityIndex, keys: .range(range), in: self) { row in
                 let pk = row.primaryKey
                 while offset < keys.count, keys[keys.startIndex + offset] < pk { offset += 1 }
                 guard offset < keys.count, keys[keys.startIndex + offset] == pk, slots[offset] == nil else { return }
@@ -69,7 +69,7 @@ extension ManagedObjectContext {
         } else {
             var offsetByKey: [Int64: Int] = [:]
             for (offset, key) in keys.enumerated() where slots[offset] == nil { offsetByKey[key] = offset }
-            try store.fetchRows(entityIndex: entityIndex, primaryKeys: Array(offsetByKey.keys)) { row in
+            try parentStore.storedRows(entityIndex: entityIndex, keys: .keys(Array(offsetByKey.keys)), in: self) { row in
                 guard let offset = offsetByKey[row.primaryKey] else { return }
                 try take(row, at: offset)
             }

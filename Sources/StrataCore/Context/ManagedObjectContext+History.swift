@@ -36,17 +36,17 @@ extension ManagedObjectContext {
     /// Merges history as `merge(_:)` does, throwing when the rows it needs
     /// cannot be read (nothing is merged then).
     func mergeHistory(_ transactions: [HistoryTransaction]) throws {
-        guard let store = try? coordinator.loadedStore() else { return }
+        guard let storeIdentifier = parentStore.storeIdentifier else { return }
         var outcome = HistoryOutcome()
-        for transaction in transactions where transaction.token.storeIdentifier == store.identifier {
+        for transaction in transactions where transaction.token.storeIdentifier == storeIdentifier {
             for change in transaction.changes { outcome.add(change, schema: schema) }
         }
         guard !outcome.isEmpty else { return }
-        var changes = ChangeSet(storeIdentifier: store.identifier)
+        var changes = ChangeSet(storeIdentifier: storeIdentifier)
         changes.author = transactions.last?.author
         changes.contextName = transactions.last?.contextName
         changes.historyToken = transactions.last?.token
-        try readRows(for: outcome, from: store, into: &changes)
+        try readRows(for: outcome, storeIdentifier: storeIdentifier, into: &changes)
         // The change set path does the rest: deletions, inverse relationships,
         // to-many reloads and merge observers.
         merge(changes)
@@ -54,7 +54,7 @@ extension ManagedObjectContext {
 
     /// Turns the settled outcome into change-set rows holding the objects'
     /// current stored values, reading only rows this context can use.
-    private func readRows(for outcome: HistoryOutcome, from store: any PersistentStore, into changes: inout ChangeSet) throws {
+    private func readRows(for outcome: HistoryOutcome, storeIdentifier: String, into changes: inout ChangeSet) throws {
         var deleted = outcome.deleted
         var needed: [Int: [Int64]] = [:]
         // Listeners (a results controller) hear of every row; otherwise only
@@ -85,7 +85,7 @@ extension ManagedObjectContext {
                 let values = cursor.values
                 let key = HistoryOutcome.Key(entityIndex: entityIndex, primaryKey: cursor.primaryKey)
                 let row = ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: key.primaryKey),
                     entity: entity, ordinals: entity.columnOrdinals,
                     values: entity.columnOrdinals.map { values[$0] }, version: cursor.version)
                 found.insert(key.primaryKey)
@@ -103,7 +103,7 @@ extension ManagedObjectContext {
         for key in deleted {
             let entity = schema.entities[key.entityIndex]
             changes.deleted.append(ChangeSet.Row(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
+                objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: key.primaryKey),
                 entity: schema.entities[key.entityIndex], ordinals: [], values: [], version: 0))
         }
         for (key, names) in outcome.updated {
@@ -111,7 +111,7 @@ extension ManagedObjectContext {
             for name in names {
                 guard let ordinal = entity.ordinalByName[name], !entity.properties[ordinal].hasColumn else { continue }
                 changes.toManyChanges.append(ChangeSet.ToManyChange(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key.primaryKey),
+                    objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: key.primaryKey),
                     relationshipName: name, entityIndex: key.entityIndex, ordinal: ordinal))
             }
         }

@@ -40,7 +40,7 @@ extension ManagedObjectContext {
     /// of properties they did not change themselves, deleted objects leave the
     /// context, and loaded to-many relationships that may have changed reload.
     public func merge(_ changes: ChangeSet) {
-        guard let store = try? coordinator.loadedStore(), store.identifier == changes.storeIdentifier else { return }
+        guard parentStore.storeIdentifier == changes.storeIdentifier else { return }
         for row in changes.inserted {
             invalidateInverseMembers(entityIndex: row.entityIndex, ordinals: row.ordinals, values: row.values, old: nil)
         }

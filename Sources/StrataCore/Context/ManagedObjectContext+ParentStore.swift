@@ -53,11 +53,23 @@ extension ManagedObjectContext {
         }
         return ObjectID(
             entityName: schema.entities[permanent.entityIndex].name,
-            storeIdentifier: (try? coordinator.loadedStore())?.identifier ?? "", primaryKey: permanent.primaryKey)
+            storeIdentifier: parentStore.storeIdentifier ?? "", primaryKey: permanent.primaryKey)
     }
 }
 
 extension ManagedObjectContext: ParentStore {
+    package var storeIdentifier: String? { parentStore.storeIdentifier }
+
+    package func storedRows(
+        entityIndex: Int, keys: StoredRowKeys, in child: ManagedObjectContext, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        try parentStore.storedRows(entityIndex: entityIndex, keys: keys, in: child, body)
+    }
+
+    package func execute(_ operation: some BatchOperation, in child: ManagedObjectContext) throws -> BatchResult {
+        try parentStore.execute(operation, in: child)
+    }
+
     package func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in child: ManagedObjectContext) throws -> [T] {
         // This context's matches, its unsaved changes included, paged after
         // the child's objects for them are made.

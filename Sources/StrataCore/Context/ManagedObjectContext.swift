@@ -274,7 +274,7 @@ public final class ManagedObjectContext {
     public func registeredObject(for id: ObjectID) -> (any PersistentModel)? {
         if let key = id.temporaryKey { return tracker.insertedByKey[key] ?? registeredByTemporaryKey[key] }
         guard let entity = schema.entity(named: id.entityName), let pk = id.primaryKey else { return nil }
-        guard let store = try? coordinator.loadedStore(), store.identifier == id.storeIdentifier else { return nil }
+        guard parentStore.storeIdentifier == id.storeIdentifier else { return nil }
         return registry[entity.index][pk]
     }
 
@@ -317,7 +317,7 @@ public final class ManagedObjectContext {
         }
         if let values, let problem = entity.valueCheck.firstProblem(in: values) {
             let objectID = ObjectID(
-                entityName: entity.name, storeIdentifier: (try? coordinator.loadedStore().identifier) ?? "",
+                entityName: entity.name, storeIdentifier: parentStore.storeIdentifier ?? "",
                 primaryKey: primaryKey)
             throw entity.valueCheck.error(for: problem, entity: entity, objectID: objectID)
         }
@@ -335,9 +335,9 @@ public final class ManagedObjectContext {
     private func registerNew(
         entity: EntityDescription, primaryKey: Int64, values: ContiguousArray<StoredValue>?, version: Int64
     ) -> any PersistentModel {
-        let store = try? coordinator.loadedStore()
         let object = makeObject(
-            entity: entity, primaryKey: primaryKey, storeIdentifier: store?.identifier ?? "", values: values, version: version)
+            entity: entity, primaryKey: primaryKey, storeIdentifier: parentStore.storeIdentifier ?? "", values: values,
+            version: version)
         registry[entity.index][primaryKey] = object
         if values != nil { object.awakeFromFetch() }
         return object

@@ -19,6 +19,20 @@ import Foundation
 /// let stored = try parentStore.fetch(request, in: self)
 /// ```
 package protocol ParentStore: AnyObject {
+    /// The identifier of the store at the root of the chain (part of every
+    /// saved object's ID); nil while no store is loaded.
+    var storeIdentifier: String? { get }
+
+    /// Stored rows straight from the store at the root, by key or by key range:
+    /// the pages of a batched fetch, which only a context over the store makes.
+    func storedRows(
+        entityIndex: Int, keys: StoredRowKeys, in context: ManagedObjectContext, _ body: (any StoreRow) throws -> Void
+    ) throws
+
+    /// Runs a batch request against the store at the root, as one transaction
+    /// (batch requests bypass every context, as in Core Data).
+    func execute(_ operation: some BatchOperation, in context: ManagedObjectContext) throws -> BatchResult
+
     /// The objects a request matches in the parent store, in its order, with
     /// its limit and offset; the asking context's own unsaved changes are not
     /// applied (the context does that).
@@ -100,4 +114,11 @@ package protocol ParentStore: AnyObject {
 
     /// ``save(changesOf:)``, awaiting the store.
     nonisolated(nonsending) func saveAsync(changesOf context: ManagedObjectContext) async throws
+}
+
+/// Which stored rows ``ParentStore/storedRows(entityIndex:keys:in:_:)`` reads.
+package enum StoredRowKeys {
+    case keys([Int64])
+    /// Every row with a key in the range.
+    case range(ClosedRange<Int64>)
 }

@@ -6,6 +6,26 @@ import Foundation
 // loops); this file says which store call answers which question.
 
 extension PersistentStoreCoordinator: ParentStore {
+    package var storeIdentifier: String? { attachedStore?.identifier }
+
+    package func storedRows(
+        entityIndex: Int, keys: StoredRowKeys, in context: ManagedObjectContext, _ body: (any StoreRow) throws -> Void
+    ) throws {
+        let store = try loadedStore()
+        switch keys {
+        case .keys(let keys): try store.fetchRows(entityIndex: entityIndex, primaryKeys: keys, body)
+        case .range(let range): try store.fetchRows(entityIndex: entityIndex, keyRange: range, body)
+        }
+    }
+
+    package func execute(_ operation: some BatchOperation, in context: ManagedObjectContext) throws -> BatchResult {
+        let transaction = BatchTransaction(
+            author: context.transactionAuthor, contextName: context.name, origin: ObjectIdentifier(context.originMarker))
+        return try operation.measuredWrite(
+            to: loadedStore(), schema: schema, transaction: transaction, mergePolicy: context.mergePolicy,
+            nested: context.storeOperationDepth > 0)
+    }
+
     package func fetch<T: PersistentModel>(_ request: FetchRequest<T>, in context: ManagedObjectContext) throws -> [T] {
         try measured(.fetch, of: T.self, in: context) { store, report in
             let objects = try context.fetchFromStore(request, store: store)

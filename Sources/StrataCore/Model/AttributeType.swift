@@ -1,7 +1,7 @@
 /// The type of a persistent attribute, as recorded in the schema.
 ///
 /// Each Swift type a model may store maps to one `AttributeType`, which fixes
-/// the SQLite column type and how values convert.
+/// the storage class its values are written in and how they convert.
 ///
 /// ```swift
 /// let year = AttributeDescription(name: "year", type: .int)
@@ -11,14 +11,4 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     case double, float, string, date, data, uuid, url, decimal
     /// A `Codable` value stored as JSON text.
     case codable
-
-    /// The SQLite column type used for this attribute type.
-    public var columnType: String {
-        switch self {
-        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "INTEGER"
-        case .double, .float, .date: "REAL"
-        case .string, .url, .decimal, .codable, .uuid: "TEXT"
-        case .data: "BLOB"
-        }
-    }
 }

@@ -7,11 +7,11 @@
 /// at it, `.noAction` does nothing (the key may dangle). SQLite stores declare
 /// these as foreign-key actions (`ON DELETE CASCADE`, `SET NULL`, `RESTRICT`).
 package struct ForeignKeyEdge: Sendable {
-    /// The entity holding the column, the to-one's ordinal and its quoted column.
+    /// The entity holding the column, the to-one's ordinal and its column.
     package let childIndex: Int
     package let ordinal: Int
-    /// The quoted column name.
-    package let column: String
+    /// The column's name, unquoted (a SQL store quotes it).
+    package let columnName: String
     /// The referenced entity, and the ordinal of the inverse that declares the rule (-1: none).
     package let parentIndex: Int
     package let inverseOrdinal: Int
@@ -24,7 +24,7 @@ package struct ForeignKeyEdge: Sendable {
                 let parent = entity.destinationIndexByOrdinal[ordinal]
                 guard parent >= 0 else { continue }
                 edges.append(ForeignKeyEdge(
-                    childIndex: entity.index, ordinal: ordinal, column: quote(entity.properties[ordinal].name),
+                    childIndex: entity.index, ordinal: ordinal, columnName: entity.properties[ordinal].name,
                     parentIndex: parent, inverseOrdinal: entity.inverseOrdinalByOrdinal[ordinal],
                     rule: schema.deleteRule(ofToOneAt: ordinal, of: entity)))
             }

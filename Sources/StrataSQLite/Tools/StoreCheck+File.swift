@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension StoreCheck {
     /// Checks the store at `url`. A file that is not a Strata store at all

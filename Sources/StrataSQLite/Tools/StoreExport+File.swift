@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension StoreExport {
     /// Exports the store at `url` to `destination`: a file for JSON, a

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDBSQLite
 
 /// Looks at a store file before anything opens it for writing, changing

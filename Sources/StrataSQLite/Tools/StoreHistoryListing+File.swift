@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension StoreHistoryListing {
     /// The transactions after `token` (all when nil), by `author` when given.

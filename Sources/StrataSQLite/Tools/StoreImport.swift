@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// Reads what ``StoreExport`` wrote back into a store file: `strata import`.

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension StoreReport {
     /// Reads the store at `url`. A missing file fails with

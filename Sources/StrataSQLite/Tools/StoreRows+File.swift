@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 
 extension StoreRows {
     /// Reads the rows of `entity` that meet every condition, sorted, at most `limit`.

@@ -1,6 +1,6 @@
 import Strata
 import StrataCore
-import StrataSQLite
+@testable import StrataSQLite
 import Synchronization
 import Testing
 

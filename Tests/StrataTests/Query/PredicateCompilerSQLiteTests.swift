@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StrataSQL
 import Testing
 @testable import StrataCore
 @testable import StrataSQLite

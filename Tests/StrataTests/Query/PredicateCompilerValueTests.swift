@@ -1,4 +1,5 @@
 import Foundation
+import StrataSQL
 import Testing
 @testable import StrataCore
 @testable import StrataSQLite

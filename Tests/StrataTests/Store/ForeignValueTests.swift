@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Strata
 import Synchronization
+import StrataSQL
 import Testing
 
 /// Stores another program wrote into: values Strata never writes must fail

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Strata
+import StrataSQL
 import Testing
 @testable import StrataPostgres
 

@@ -1,3 +1,5 @@
+import StrataCore
+
 /// Quotes an identifier for SQL. Identifiers come from a validated schema;
 /// quoting also keeps SQL keywords usable as names.
 package func quote(_ identifier: String) -> String {

@@ -1,3 +1,5 @@
+import StrataCore
+
 /// How stores prune history by date, in SQL any of them runs.
 ///
 /// ```swift

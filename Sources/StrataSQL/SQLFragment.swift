@@ -62,45 +62,45 @@ package struct SQLFragment: Sendable, Hashable, CustomStringConvertible {
 /// Compiled expressions carry the precedence of their outermost operator so an
 /// enclosing operator adds parentheses only where SQLite would otherwise group
 /// differently (or where the SQL would be hard to read).
-enum SQLPrecedence: Int, Comparable {
+package enum SQLPrecedence: Int, Comparable {
     case or = 1, and, not, equality, relational, additive, multiplicative, unary, atomic
 
-    static func < (lhs: SQLPrecedence, rhs: SQLPrecedence) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: SQLPrecedence, rhs: SQLPrecedence) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A compiled SQL expression: its fragment and the precedence of its outermost operator.
-struct SQLTerm {
-    var fragment: SQLFragment
-    var precedence: SQLPrecedence
+package struct SQLTerm {
+    package var fragment: SQLFragment
+    package var precedence: SQLPrecedence
 
-    init(_ fragment: SQLFragment, _ precedence: SQLPrecedence) {
+    package init(_ fragment: SQLFragment, _ precedence: SQLPrecedence) {
         self.fragment = fragment
         self.precedence = precedence
     }
 
     /// A term that needs no parentheses: a column, a placeholder, a call, a subquery.
-    static func atomic(_ sql: String, _ arguments: [StoredValue] = []) -> SQLTerm {
+    package static func atomic(_ sql: String, _ arguments: [StoredValue] = []) -> SQLTerm {
         SQLTerm(SQLFragment(sql, arguments: arguments), .atomic)
     }
 
     /// A bound value, or the keyword `NULL` for a null value.
-    static func bound(_ value: StoredValue) -> SQLTerm {
+    package static func bound(_ value: StoredValue) -> SQLTerm {
         value.isNull ? .atomic("NULL") : .atomic("?", [value])
     }
 
     /// The SQL `NULL`.
-    static let null = SQLTerm.atomic("NULL")
+    package static let null = SQLTerm.atomic("NULL")
     /// SQL false / true, for results known at compile time.
-    static let falseValue = SQLTerm.atomic("0")
-    static let trueValue = SQLTerm.atomic("1")
+    package static let falseValue = SQLTerm.atomic("0")
+    package static let trueValue = SQLTerm.atomic("1")
 
     /// The fragment, parenthesized when it binds less tightly than `minimum`.
-    func operand(atLeast minimum: SQLPrecedence) -> SQLFragment {
+    package func operand(atLeast minimum: SQLPrecedence) -> SQLFragment {
         precedence >= minimum ? fragment : SQLFragment("(") + fragment + SQLFragment(")")
     }
 
     /// The fragment wrapped in parentheses unless it is atomic.
-    var parenthesized: SQLFragment { operand(atLeast: .atomic) }
+    package var parenthesized: SQLFragment { operand(atLeast: .atomic) }
 
     /// `lhs op rhs` for a binary operator of precedence `precedence`.
     ///
@@ -108,7 +108,7 @@ struct SQLTerm {
     /// left to right); right ones do, except for the associative `AND` / `OR`.
     /// Operands of comparisons are parenthesized unless they are arithmetic or
     /// atomic, which keeps `(a < b) IS ?` readable.
-    static func binary(_ lhs: SQLTerm, _ op: String, _ rhs: SQLTerm, _ precedence: SQLPrecedence) -> SQLTerm {
+    package static func binary(_ lhs: SQLTerm, _ op: String, _ rhs: SQLTerm, _ precedence: SQLPrecedence) -> SQLTerm {
         let left: SQLPrecedence
         let right: SQLPrecedence
         switch precedence {
@@ -127,12 +127,12 @@ struct SQLTerm {
     }
 
     /// `NOT term`.
-    static func not(_ term: SQLTerm) -> SQLTerm {
+    package static func not(_ term: SQLTerm) -> SQLTerm {
         SQLTerm(SQLFragment("NOT ") + term.operand(atLeast: .unary), .not)
     }
 
     /// A function call `name(arg, …)`.
-    static func call(_ name: String, _ arguments: [SQLTerm]) -> SQLTerm {
+    package static func call(_ name: String, _ arguments: [SQLTerm]) -> SQLTerm {
         let list = SQLFragment.joined(arguments.map(\.fragment), separator: ", ")
         return SQLTerm(SQLFragment("\(name)(") + list + SQLFragment(")"), .atomic)
     }
