@@ -30,6 +30,7 @@ let package = Package(
             name: "strata-benchmarks",
             dependencies: [
                 .product(name: "StrataCore", package: strataIdentity),
+                .product(name: "StrataSQLite", package: strataIdentity),
                 .product(name: "StrataPostgres", package: strataIdentity),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,6 +1,7 @@
 import Foundation
 import GRDBSQLite
 import StrataCore
+import StrataSQLite
 
 // Case 11, migrate: a large store moves to the next version of its schema.
 // Version 1 holds attachments (10 MB blobs) and a million small readings.

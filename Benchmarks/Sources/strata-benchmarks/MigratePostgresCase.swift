@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQLite
 import StrataPostgres
 
 // Case 11 on PostgreSQL, migrate-pg (PostgreSQL only): a store of readings

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQLite
 
 // Case 18, notify (PostgreSQL only): 100 one-row commits on one connection or
 // server, each timed until another sees it. pg-raw: `UPDATE` and `pg_notify` in

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCore
+import StrataSQLite
 import StrataPostgres
 
 /// The PostgreSQL server of the PostgreSQL libraries: `STRATA_BENCH_POSTGRES`

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StrataCore
+import StrataSQLite
 
 // Case 14, prefetch: 1,000 owners each with 10 members (a one-to-many),
 // fetched with their members and read whole. Raw SQLite and GRDB run the join

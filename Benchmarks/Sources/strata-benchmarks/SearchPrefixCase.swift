@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import StrataCore
+import StrataSQLite
 
 // Case 13, search-prefix: how many names start with a text regardless of case
 // and diacritics, for `queryExecutions / 5` prefixes over N names, with an index

@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQLite
 
 /// Strata through its public API, as an app would use it: a container, contexts,
 /// `FetchRequest` with `#Predicate`, `save()`, `perform` units of work, on a

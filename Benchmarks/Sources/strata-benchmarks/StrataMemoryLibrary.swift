@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import StrataCore
+import StrataSQLite
 
 /// Strata on its pure-Swift in-memory store (`StoreDescription.memory()`), the
 /// same code as ``StrataLibrary`` otherwise. A memory store has no file: the
