@@ -9,10 +9,7 @@ extension PostgresStore {
         _ body: (PostgresSession, inout BatchWriteResult, inout PreviousValues) throws(StrataError) -> Void
     ) throws(StrataError) -> BatchWriteResult {
         if isReadOnly { throw StrataError(.readOnlyStore, "The store is read-only; the batch operation wrote nothing") }
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = transaction.author
-        changes.contextName = transaction.contextName
-        changes.originToken = transaction.origin
+        let changes = changeSet(author: transaction.author, contextName: transaction.contextName, origin: transaction.origin)
         let result = try write { session throws(StrataError) -> BatchWriteResult in
             var result = BatchWriteResult(changes: changes)
             var previous = PreviousValues()
@@ -140,11 +137,4 @@ extension PostgresStore {
             """, [.integer(owner), .integer(member)])
     }
 
-    /// The change record of one owner's to-many relationship.
-    func toManyChange(entityIndex: Int, ordinal: Int, primaryKey: Int64) -> ChangeSet.ToManyChange {
-        let entity = schema.entities[entityIndex]
-        return ChangeSet.ToManyChange(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
-            relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal)
-    }
 }

@@ -51,17 +51,10 @@ extension PostgresStore {
                 let keys = try doomedKeys(of: doomedIndex, in: session)
                 let entity = schema.entities[doomedIndex]
                 result.changes.deleted += keys.map { key in
-                    ChangeSet.Row(
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                        entity: entity, ordinals: [], values: [], version: 0)
+                    deletedRow(entityIndex: entity.index, primaryKey: key)
                 }
-                let preserves = entity.attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
-                if options.historyTracking, options.recordsValueChanges || preserves {
-                    var rows = previous.rows[doomedIndex] ?? [:]
-                    try fetchRows(entityIndex: doomedIndex, primaryKeys: keys, in: session) { cursor, _ in
-                        rows[cursor.primaryKey] = cursor.decodeValues()
-                    }
-                    previous.rows[doomedIndex] = rows
+                if PreviousValues.needed(forDeleting: doomedIndex, schema: schema, options: options) {
+                    try previous.read(entityIndex: doomedIndex, keys: keys, in: PostgresWriteExecutor(store: self, session: session))
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed.contains($0.parentIndex) }, in: session)

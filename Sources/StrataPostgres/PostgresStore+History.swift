@@ -28,28 +28,6 @@ extension PostgresStore {
 
     // MARK: Recording
 
-    /// The rows a save's history needs as they were before it (tombstones, old values).
-    func capturePreviousValues(for request: SaveRequest, in session: PostgresSession) throws(StrataError) -> PreviousValues {
-        var previous = PreviousValues()
-        guard options.historyTracking else { return previous }
-        var keys: [Int: [Int64]] = [:]
-        for delete in request.deletes {
-            let preserves = schema.entities[delete.entityIndex].attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
-            if options.recordsValueChanges || preserves { keys[delete.entityIndex, default: []].append(delete.primaryKey) }
-        }
-        if options.recordsValueChanges {
-            for update in request.updates { keys[update.entityIndex, default: []].append(update.primaryKey) }
-        }
-        for (entityIndex, primaryKeys) in keys {
-            var rows: [Int64: ContiguousArray<StoredValue>] = [:]
-            try fetchRows(entityIndex: entityIndex, primaryKeys: primaryKeys, in: session) { cursor, _ in
-                rows[cursor.primaryKey] = cursor.decodeValues()
-            }
-            previous.rows[entityIndex] = rows
-        }
-        return previous
-    }
-
     /// The server's time, as Strata stores dates (seconds since 2001): every
     /// server writing the store stamps its transactions by one clock, so
     /// pruning by date keeps what it should whatever their own clocks say.

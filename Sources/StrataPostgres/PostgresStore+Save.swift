@@ -46,16 +46,13 @@ extension PostgresStore {
     private func attempt(
         _ request: SaveRequest, origin: ObjectIdentifier?, checkFirst: Bool, in session: PostgresSession
     ) throws(StrataError) -> SaveResult {
-        let check = try checkBeforeWriting(request, versions: checkFirst, in: session)
+        let check = try SaveChecks(request, schema: schema, versions: checkFirst, in: PostgresWriteExecutor(store: self, session: session))
         if !check.conflicts.isEmpty {
             return SaveResult(changes: ChangeSet(storeIdentifier: identifier), conflicts: check.conflicts)
         }
-        let previous = try capturePreviousValues(for: request, in: session)
+        let previous = try PreviousValues(for: request, schema: schema, options: options, in: PostgresWriteExecutor(store: self, session: session))
         try releaseDeniedKeys(of: request.deletes, in: session)
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = request.author
-        changes.contextName = request.contextName
-        changes.originToken = origin
+        let changes = changeSet(author: request.author, contextName: request.contextName, origin: origin)
         var result = SaveResult(changes: changes)
         var first: [RowDelete] = [], rest = request.deletes
         if !check.deletesFirst.isEmpty {
@@ -65,7 +62,8 @@ extension PostgresStore {
         try deleteRows(first, checked: checkFirst, into: &result, in: session)
         try writeInserts(request, into: &result, in: session)
         try writeUpdates(request, checked: checkFirst, into: &result, in: session)
-        try writeRelationships(request, into: &result, in: session)
+        result.changes.toManyChanges += try ToManyWriting.write(
+            request, assignedKeys: result.assignedKeys, of: self, in: PostgresWriteExecutor(store: self, session: session))
         try deleteRows(rest, checked: checkFirst, into: &result, in: session)
         if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: session) }
         result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: session)
@@ -344,9 +342,7 @@ extension PostgresStore {
                 guard !recorded else { return }
                 recorded = true
                 for key in keys {
-                    result.changes.deleted.append(ChangeSet.Row(
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                        entity: entity, ordinals: [], values: [], version: 0))
+                    result.changes.deleted.append(deletedRow(entityIndex: entity.index, primaryKey: key))
                 }
             }
             // Rows that cascade to rows of their own entity go in one statement:
@@ -408,88 +404,4 @@ extension PostgresStore {
 
     // MARK: To-many order
 
-    private func writeRelationships(_ request: SaveRequest, into result: inout SaveResult, in session: PostgresSession) throws(StrataError) {
-        guard !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty else { return }
-        let assignedKeys = result.assignedKeys
-        func key(_ reference: RowReference) throws(StrataError) -> Int64 {
-            switch reference {
-            case .stored(let key): return key
-            case .pending(let temporary):
-                guard let key = assignedKeys[temporary] else {
-                    throw StrataError(.validation, "A relationship holds an object that is not being saved")
-                }
-                return key
-            }
-        }
-        var changes: [ChangeSet.ToManyChange] = []
-        func record(_ entityIndex: Int, _ ordinal: Int, _ primaryKey: Int64) {
-            // A to-many without an inverse has no other side to report.
-            guard ordinal >= 0 else { return }
-            let entity = schema.entities[entityIndex]
-            changes.append(ChangeSet.ToManyChange(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
-                relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal))
-        }
-        for write in request.toManyWrites {
-            guard let storage = layout.toMany[write.entityIndex][write.ordinal] else { continue }
-            let owner = try key(write.owner)
-            var members: [Int64] = []
-            for member in write.members { members.append(try key(member)) }
-            record(write.entityIndex, write.ordinal, owner)
-            let positions = PostgresArgument.keys(members.indices.map(Int64.init))
-            switch storage {
-            case .foreignKey(let destinationIndex, _, let position):
-                guard !members.isEmpty else { continue }
-                try session.execute("""
-                    UPDATE \(layout.entities[destinationIndex].table) AS d SET \(position) = v.position
-                    FROM unnest($1::bigint[], $2::bigint[]) AS v(pk, position)
-                    WHERE d.pk = v.pk AND d.\(position) IS DISTINCT FROM v.position
-                    """, arguments: [.keys(members), positions])
-            case .joinTable(let destinationIndex, let inverseOrdinal, let join):
-                let stored = Set(try integers(
-                    "SELECT \(join.member) FROM \(join.table) WHERE \(join.owner) = $1", [.integer(owner)], in: session))
-                let kept = Set(members)
-                let removed = stored.subtracting(kept).sorted()
-                if !removed.isEmpty {
-                    try session.execute(
-                        "DELETE FROM \(join.table) WHERE \(join.owner) = $1 AND \(join.member) = ANY($2)",
-                        arguments: [.integer(owner), .keys(removed)])
-                    for member in removed { record(destinationIndex, inverseOrdinal, member) }
-                }
-                guard !members.isEmpty else { continue }
-                try session.execute("""
-                    INSERT INTO \(join.table) AS j (\(join.owner), \(join.member), \(join.ownerPosition), \(join.memberPosition))
-                    SELECT $1, v.member, v.position,
-                        COALESCE((SELECT MAX(x.\(join.memberPosition)) + 1 FROM \(join.table) AS x WHERE x.\(join.member) = v.member), 0)
-                    FROM unnest($2::bigint[], $3::bigint[]) AS v(member, position)
-                    ON CONFLICT ("source", "target") DO UPDATE SET \(join.ownerPosition) = excluded.\(join.ownerPosition)
-                    WHERE j.\(join.ownerPosition) IS DISTINCT FROM excluded.\(join.ownerPosition)
-                    """, arguments: [.integer(owner), .keys(members), positions])
-                for member in members where !stored.contains(member) { record(destinationIndex, inverseOrdinal, member) }
-            }
-        }
-        for append in request.toManyAppends {
-            guard case .foreignKey(let destinationIndex, let foreignKey, let position)? = layout.toMany[append.entityIndex][append.ordinal]
-            else { continue }
-            let owner = try key(append.owner)
-            let table = layout.entities[destinationIndex].table
-            try session.execute("""
-                UPDATE \(table) SET \(position) = (SELECT COALESCE(MAX(x.\(position)) + 1, 0) FROM \(table) AS x
-                WHERE x.\(foreignKey) = $1 AND x.pk <> $2) WHERE pk = $2
-                """, [.integer(owner), .integer(try key(append.member))])
-            record(append.entityIndex, append.ordinal, owner)
-        }
-        result.changes.toManyChanges += changes
-    }
-}
-
-/// An entity's row, as a set member.
-struct RowKey: Hashable {
-    var entityIndex: Int
-    var primaryKey: Int64
-
-    init(_ entityIndex: Int, _ primaryKey: Int64) {
-        self.entityIndex = entityIndex
-        self.primaryKey = primaryKey
-    }
 }

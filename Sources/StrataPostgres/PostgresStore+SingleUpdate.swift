@@ -41,10 +41,7 @@ extension PostgresStore {
         }
         guard case .integer(let version) = rows.first?.first else { return nil }
 
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = request.author
-        changes.contextName = request.contextName
-        changes.originToken = origin
+        var changes = changeSet(author: request.author, contextName: request.contextName, origin: origin)
         changes.updated.append(ChangeSet.Row(
             objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey),
             entity: entity, ordinals: update.columns.map { entity.columnOrdinals[$0] }, values: update.values, version: version))

@@ -14,10 +14,7 @@ extension SQLiteStore {
         if isReadOnly {
             throw StrataError(.readOnlyStore, "The store is read-only; the batch operation wrote nothing")
         }
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = transaction.author
-        changes.contextName = transaction.contextName
-        changes.originToken = transaction.origin
+        let changes = changeSet(author: transaction.author, contextName: transaction.contextName, origin: transaction.origin)
         let result: BatchWriteResult
         do {
             result = try writer.write { db in
@@ -125,13 +122,6 @@ extension SQLiteStore {
         }
     }
 
-    /// The change record of one owner's to-many relationship.
-    func toManyChange(entityIndex: Int, ordinal: Int, primaryKey: Int64) -> ChangeSet.ToManyChange {
-        let entity = schema.entities[entityIndex]
-        return ChangeSet.ToManyChange(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: primaryKey),
-            relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal)
-    }
 
     /// The to-one columns of an entity whose inverse is an ordered one-to-many,
     /// with the statement that appends a member to its owner's order.

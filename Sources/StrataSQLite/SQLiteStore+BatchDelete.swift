@@ -39,12 +39,10 @@ extension SQLiteStore {
                     "SELECT pk FROM \(Self.doomedTable) WHERE entity = ? ORDER BY pk", [.integer(Int64(entityIndex))], in: db)
                 let entity = schema.entities[entityIndex]
                 result.changes.deleted += keys.map { key in
-                    ChangeSet.Row(
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                        entity: entity, ordinals: [], values: [], version: 0)
+                    deletedRow(entityIndex: entity.index, primaryKey: key)
                 }
                 // History tombstones (and old values) are read before the rows go.
-                if options.historyTracking, options.recordsValueChanges || preservesValuesOnDeletion(entityIndex: entityIndex) {
+                if PreviousValues.needed(forDeleting: entityIndex, schema: schema, options: options) {
                     try capturePreviousValues(entityIndex: entityIndex, primaryKeys: keys, into: &previous, in: db)
                 }
             }

@@ -13,47 +13,11 @@ extension SQLiteStore {
         }
     }
 
-    /// Whether deleting a row of the entity leaves a tombstone.
-    func preservesValuesOnDeletion(entityIndex: Int) -> Bool {
-        schema.entities[entityIndex].attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
-    }
-
-    /// Reads the rows whose old values history needs, before the save writes:
-    /// deleted rows of entities with tombstone attributes and, when value
-    /// changes are recorded, every updated and deleted row. Reads nothing when
-    /// history is off.
-    func capturePreviousValues(for request: SaveRequest, in db: Database) throws -> PreviousValues {
-        var previous = PreviousValues()
-        guard options.historyTracking else { return previous }
-        var keys: [Int: [Int64]] = [:]
-        var preserves: [Int: Bool] = [:]
-        for delete in request.deletes {
-            let needed = options.recordsValueChanges || preserves[delete.entityIndex] ?? {
-                let value = preservesValuesOnDeletion(entityIndex: delete.entityIndex)
-                preserves[delete.entityIndex] = value
-                return value
-            }()
-            if needed { keys[delete.entityIndex, default: []].append(delete.primaryKey) }
-        }
-        if options.recordsValueChanges {
-            for update in request.updates { keys[update.entityIndex, default: []].append(update.primaryKey) }
-        }
-        for (entityIndex, primaryKeys) in keys {
-            try capturePreviousValues(entityIndex: entityIndex, primaryKeys: primaryKeys, into: &previous, in: db)
-        }
-        return previous
-    }
-
-    /// Reads whole rows of one entity into `previous`, in chunks well below
-    /// SQLite's bound-variable limit. For batch operations, before they write.
+    /// Reads whole rows of one entity into `previous`. For batch operations, before they write.
     func capturePreviousValues(
         entityIndex: Int, primaryKeys: [Int64], into previous: inout PreviousValues, in db: Database
     ) throws {
-        var rows = previous.rows[entityIndex] ?? [:]
-        try forEachRow(entityIndex: entityIndex, primaryKeys: primaryKeys, in: db) { cursor in
-            rows[cursor.primaryKey] = cursor.decodeValues()
-        }
-        previous.rows[entityIndex] = rows
+        try previous.read(entityIndex: entityIndex, keys: primaryKeys, in: SQLiteWriteExecutor(store: self, db: db))
     }
 
     /// Records one committed change set as a history transaction, inside the
@@ -61,7 +25,7 @@ extension SQLiteStore {
     /// transaction's token (nil when nothing was recorded).
     ///
     /// `previous` holds the rows as they were before the write (see
-    /// ``capturePreviousValues(for:in:)``); without them deletions have no
+    /// `PreviousValues(for:schema:options:in:)`); without them deletions have no
     /// tombstone and updates no old values.
     @discardableResult
     func recordHistory(

@@ -55,15 +55,12 @@ extension SQLiteStore {
 
     private func write(_ request: SaveRequest, origin: ObjectIdentifier?, checkFirst: Bool, in db: Database) throws -> SaveResult {
         // Checked in the write transaction, so no other save can slip in between.
-        let check = try checkBeforeWriting(request, versions: checkFirst, in: db)
+        let check = try SaveChecks(request, schema: schema, versions: checkFirst, in: SQLiteWriteExecutor(store: self, db: db))
         if !check.conflicts.isEmpty { throw ConflictAbort(conflicts: check.conflicts) }
         // Tombstones and old values must be read before any row changes.
-        let previous = try capturePreviousValues(for: request, in: db)
+        let previous = try PreviousValues(for: request, schema: schema, options: options, in: SQLiteWriteExecutor(store: self, db: db))
         try releaseDeniedKeys(of: request.deletes, in: db)
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = request.author
-        changes.contextName = request.contextName
-        changes.originToken = origin
+        var changes = changeSet(author: request.author, contextName: request.contextName, origin: origin)
         changes.inserted.reserveCapacity(request.inserts.count)
         changes.updated.reserveCapacity(request.updates.count)
         changes.deleted.reserveCapacity(request.deletes.count)
@@ -74,7 +71,8 @@ extension SQLiteStore {
         try deleteRows(deletes.first, checked: checkFirst, into: &result, in: db)
         try writeInserts(request, into: &result, in: db)
         try writeUpdates(request, checked: checkFirst, into: &result, in: db)
-        try writeRelationships(request, into: &result, in: db)
+        result.changes.toManyChanges += try ToManyWriting.write(
+            request, assignedKeys: result.assignedKeys, of: self, in: SQLiteWriteExecutor(store: self, db: db))
         try deleteRows(deletes.rest, checked: checkFirst, into: &result, in: db)
         if !request.metadata.isEmpty { try writeAppMetadata(request.metadata, in: db) }
         result.changes.historyToken = try recordHistory(of: result.changes, previous: previous, in: db)
@@ -404,13 +402,13 @@ private struct DeletePlan {
     var first: [RowDelete] = []
     var rest: [RowDelete] = []
 
-    init(_ deletes: [RowDelete], first deletesFirst: [Int: Set<Int64>]) {
+    init(_ deletes: [RowDelete], first deletesFirst: Set<RowKey>) {
         guard !deletes.isEmpty else { return }
         if deletesFirst.isEmpty {
             rest = Self.ordered(deletes)
         } else {
-            first = Self.ordered(deletes.filter { deletesFirst[$0.entityIndex]?.contains($0.primaryKey) == true })
-            rest = Self.ordered(deletes.filter { deletesFirst[$0.entityIndex]?.contains($0.primaryKey) != true })
+            first = Self.ordered(deletes.filter { deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
+            rest = Self.ordered(deletes.filter { !deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) })
         }
     }
 

@@ -23,6 +23,14 @@ public final class Schema: Sendable {
     /// Whether some relationship's `.deny` rule can refuse a deletion (else a
     /// save looks at no deleted object for one).
     package let deniesDeletion: Bool
+    /// By entity: its uniqueness constraints as property ordinals (see
+    /// `EntityDescription.uniqueKeyOrdinals`), worked out once for every save.
+    package let uniqueKeys: [[[Int]]]
+    /// Whether some entity has a uniqueness constraint (else a save reads no holders).
+    package let hasUniqueKeys: Bool
+    /// By entity: whether a deleted row leaves a tombstone in history (some
+    /// attribute is `.preserveValueOnDeletion`).
+    package let preservesValuesOnDeletion: [Bool]
     private let entityIndexByName: [String: Int]
     private let entityIndexByType: [ObjectIdentifier: Int]
 
@@ -50,6 +58,11 @@ public final class Schema: Sendable {
         self.problems = problems
         hasRelationships = entities.contains { !$0.relationshipOrdinals.isEmpty }
         deniesDeletion = entities.contains(where: \.deniesDeletion)
+        uniqueKeys = entities.map(\.uniqueKeyOrdinals)
+        hasUniqueKeys = uniqueKeys.contains { !$0.isEmpty }
+        preservesValuesOnDeletion = entities.map { entity in
+            entity.attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
+        }
         entityIndexByName = Dictionary(entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         entityIndexByType = Dictionary(
             entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })

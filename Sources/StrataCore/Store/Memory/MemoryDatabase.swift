@@ -142,7 +142,7 @@ final class MemoryDatabase: @unchecked Sendable {
     init(schema: Schema) {
         self.schema = schema
         tables = schema.entities.map { _ in Table() }
-        uniqueKeys = schema.entities.map(\.uniqueKeyOrdinals)
+        uniqueKeys = schema.uniqueKeys
         requiredOrdinals = schema.entities.map { entity in
             entity.columnOrdinals.filter { entity.attribute(at: $0).map { !$0.isOptional } ?? false }
         }

@@ -6,10 +6,7 @@ extension MemoryStore {
         _ transaction: BatchTransaction,
         _ body: (MemoryDatabase, inout BatchWriteResult, inout PreviousValues) throws(StrataError) -> Void
     ) throws(StrataError) -> BatchWriteResult {
-        var changes = ChangeSet(storeIdentifier: identifier)
-        changes.author = transaction.author
-        changes.contextName = transaction.contextName
-        changes.originToken = transaction.origin
+        let changes = changeSet(author: transaction.author, contextName: transaction.contextName, origin: transaction.origin)
         let result = try write { database, history throws(StrataError) in
             var result = BatchWriteResult(changes: changes)
             var previous = PreviousValues()
@@ -52,9 +49,7 @@ extension MemoryStore {
             let firstKey = database.reserveKeys(entityIndex, count: Int64(kept.count))
             let holders = kept.map { holder(of: rows.values[$0], entity: entity, in: database) }
             if action != .keep, options.historyTracking, options.recordsValueChanges {
-                for holder in Set(holders.compactMap { $0 }) {
-                    if let row = database.row(entityIndex, holder) { previous.rows[entityIndex, default: [:]][holder] = row.values }
-                }
+                try previous.read(entityIndex: entityIndex, keys: Array(Set(holders.compactMap { $0 })), in: MemoryWriteExecutor(database: database))
             }
             let old = Dictionary(uniqueKeysWithValues: Set(holders.compactMap { $0 }).compactMap { key in
                 database.row(entityIndex, key).map { (key, $0.values) }
@@ -116,7 +111,7 @@ extension MemoryStore {
             let entity = schema.entities[entityIndex]
             let keys = try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
             if options.historyTracking, options.recordsValueChanges {
-                for key in keys { if let row = database.row(entityIndex, key) { previous.rows[entityIndex, default: [:]][key] = row.values } }
+                try previous.read(entityIndex: entityIndex, keys: keys, in: MemoryWriteExecutor(database: database))
             }
             for key in keys {
                 guard var row = database.row(entityIndex, key) else { continue }
@@ -163,13 +158,10 @@ extension MemoryStore {
                 let entity = schema.entities[doomedEntity]
                 let keys = doomed[doomedEntity]!.sorted()
                 result.changes.deleted += keys.map { key in
-                    ChangeSet.Row(
-                        objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                        entity: entity, ordinals: [], values: [], version: 0)
+                    deletedRow(entityIndex: entity.index, primaryKey: key)
                 }
-                if options.historyTracking, options.recordsValueChanges
-                    || entity.attributes.contains(where: { $0.options.contains(.preserveValueOnDeletion) }) {
-                    for key in keys { if let row = database.row(doomedEntity, key) { previous.rows[doomedEntity, default: [:]][key] = row.values } }
+                if PreviousValues.needed(forDeleting: doomedEntity, schema: schema, options: options) {
+                    try previous.read(entityIndex: doomedEntity, keys: keys, in: MemoryWriteExecutor(database: database))
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed[$0.parentIndex] != nil }, doomed: doomed, in: database)

@@ -26,26 +26,6 @@ extension MemoryStore {
         return token
     }
 
-    /// The rows history needs as they are before a write: deleted rows with
-    /// tombstone attributes and, when values are recorded, every changed row.
-    func previousValues(deleting deletes: [(Int, Int64)], updating updates: [(Int, Int64)], in database: MemoryDatabase)
-        -> PreviousValues
-    {
-        var previous = PreviousValues()
-        guard options.historyTracking else { return previous }
-        for (entityIndex, key) in deletes
-        where options.recordsValueChanges
-            || schema.entities[entityIndex].attributes.contains(where: { $0.options.contains(.preserveValueOnDeletion) }) {
-            if let row = database.row(entityIndex, key) { previous.rows[entityIndex, default: [:]][key] = row.values }
-        }
-        if options.recordsValueChanges {
-            for (entityIndex, key) in updates {
-                if let row = database.row(entityIndex, key) { previous.rows[entityIndex, default: [:]][key] = row.values }
-            }
-        }
-        return previous
-    }
-
     package func fetchHistory(_ request: HistoryRequest) throws(StrataError) -> [HistoryTransaction] {
         try checkHistoryIsTracked()
         return try withDatabase { _, history throws(StrataError) in
