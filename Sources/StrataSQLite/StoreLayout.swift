@@ -5,7 +5,7 @@ import StrataSQL
 /// Identifiers come from the validated schema (plain identifiers only) and are
 /// quoted; values are always bound.
 struct StoreLayout: Sendable {
-    /// App-defined metadata (``PersistentContainer/setMetadata(_:forKey:)``);
+    /// App-defined metadata (`PersistentContainer.setMetadata(_:forKey:)`);
     /// the column has no type, so each value keeps its storage class.
     static let createAppMetadataSQL =
         "CREATE TABLE IF NOT EXISTS \(StorageNaming.appMetadataTable) (key TEXT PRIMARY KEY NOT NULL, value)"

@@ -18,7 +18,7 @@ struct ImportedDocument {
     /// By entity name: each row's fields by column name.
     let rows: [String: [[String: ImportedValue]]]
 
-    /// A JSON export (``StoreExport``'s `.json`).
+    /// A JSON export (`StoreExport`'s `.json`).
     init(json url: URL) throws(StrataError) {
         fileName = url.lastPathComponent
         let document: ExportDocument

@@ -4,7 +4,7 @@ import StrataSQL
 
 extension StoreCheck {
     /// Checks the store at `url`. A file that is not a Strata store at all
-    /// fails as ``StoreReport/init(url:)`` does; damage inside one is a problem.
+    /// fails as `StoreReport(url:)` does; damage inside one is a problem.
     /// `progress` is called with the checks done so far and their number.
     public init(url: URL, progress: ((Int, Int) -> Void)? = nil) throws(StrataError) {
         let inspection = StoreFileInspection(url: url)

@@ -5,7 +5,7 @@ import StrataSQL
 extension StoreExport {
     /// Exports the store at `url` to `destination`: a file for JSON, a
     /// directory (created if needed) for CSV. `progress` is called with the
-    /// rows written so far and the total. Fails as ``StoreReport/init(url:)``
+    /// rows written so far and the total. Fails as `StoreReport(url:)`
     /// for a file that is not a store, and with `.invalidStoreLocation` when
     /// the destination cannot be written.
     @discardableResult

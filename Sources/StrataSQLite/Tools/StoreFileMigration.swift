@@ -5,7 +5,7 @@ import GRDB
 /// Migrates a store file to another schema outside the app, as the app's
 /// next load would by inference: `strata migrate` without `--dry-run`.
 ///
-/// It first checks what ``StoreMigrationPreview`` checks and changes nothing
+/// It first checks what `StoreMigrationPreview` checks and changes nothing
 /// when the step cannot be inferred. Otherwise it copies the store to
 /// `backup` (SQLite's online backup, a consistent copy even while another
 /// process has the store open) and then migrates the store in one

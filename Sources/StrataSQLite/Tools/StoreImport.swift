@@ -3,7 +3,7 @@ import StrataCore
 import StrataSQL
 import GRDB
 
-/// Reads what ``StoreExport`` wrote back into a store file: `strata import`.
+/// Reads what `StoreExport` wrote back into a store file: `strata import`.
 ///
 /// The target is a store the app created with the same schema (the
 /// fingerprints must match) that holds no rows yet. Rows keep their keys,

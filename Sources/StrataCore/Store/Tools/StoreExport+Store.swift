@@ -2,7 +2,7 @@ import Foundation
 
 extension StoreExport {
     /// Exports an open store of any kind, read through its own queries, in
-    /// the format ``export(storeAt:as:to:progress:)`` writes for a file:
+    /// the format `export(storeAt:as:to:progress:)` writes for a file:
     /// what `strata export` writes of a PostgreSQL store. `sequences` are the
     /// highest keys each entity has given, which only the store kind can read.
     ///

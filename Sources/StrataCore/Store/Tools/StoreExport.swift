@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes every row of a store file as JSON or CSV, without the app's models
 /// and without changing the file: `strata export` runs it, and
-/// ``StoreImport`` reads what it writes back into a store of the same schema.
+/// `StoreImport` reads what it writes back into a store of the same schema.
 ///
 /// - JSON: one file holding the recorded schema, its fingerprint and, per
 ///   entity, one object per row: `_pk`, `_version`, each stored attribute and

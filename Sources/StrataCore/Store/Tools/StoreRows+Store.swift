@@ -4,7 +4,7 @@ extension StoreRows {
     /// The rows of `entity` in an open store of any kind, read through the
     /// store's own queries: what `strata fetch` shows of a PostgreSQL store.
     /// Conditions and sort keys mean what they mean for a file
-    /// (``init(url:entity:conditions:sort:limit:eachRow:)``).
+    /// (`init(url:entity:conditions:sort:limit:eachRow:)`).
     ///
     /// ```swift
     /// let rows = try StoreRows(store: store, name: "app|library", entity: "Book",
