@@ -8,7 +8,7 @@ extension StoreRows {
     /// fails with `.unsupportedPredicate` or `.valueConversion`, naming it.
     ///
     /// With `eachRow`, each row is handed to it as it is read, with the
-    /// columns, and ``rows`` stays empty: a reader of many rows holds one at a time.
+    /// columns, and `rows` stays empty: a reader of many rows holds one at a time.
     public init(
         url: URL, entity entityName: String, conditions: [Condition] = [], sort: [SortKey] = [], limit: Int? = nil,
         eachRow: ((StoreRows, [StoredValue]) -> Void)? = nil
