@@ -59,10 +59,6 @@ struct PostgresLayout: Sendable {
     let orderedIndexColumns: [[Int: [String]]]
     /// The join tables, each once (under its canonical side).
     let joinTables: [JoinTableDefinition]
-    /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
-    let denyEdges: [ForeignKeyEdge]
-    /// The foreign keys a `.cascade` rule drives (`ON DELETE CASCADE`).
-    let cascadeEdges: [ForeignKeyEdge]
     let schema: Schema
 
 
@@ -77,9 +73,6 @@ struct PostgresLayout: Sendable {
         transactionTable = qualified(StorageNaming.historyTransactionTable)
         changeTable = qualified(StorageNaming.historyChangeTable)
         channel = Self.channel(namespace: namespace)
-        let edges = ForeignKeyEdge.all(in: schema)
-        denyEdges = edges.filter { $0.rule == .deny }
-        cascadeEdges = edges.filter { $0.rule == .cascade }
         entities = schema.entities.map { entity in
             let columns = entity.columnOrdinals.map { quote(entity.properties[$0].name) }
             let folded: [String?] = entity.columnOrdinals.map { ordinal in

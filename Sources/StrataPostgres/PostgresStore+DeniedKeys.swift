@@ -8,25 +8,26 @@ import StrataSQL
 // the rows that stay before it deletes; the keys the going rows hold on each
 // other are cleared first.
 
-extension PostgresStore {
+extension PostgresWriteExecutor {
     /// Clears the `.deny`-guarded keys that rows a save deletes hold on other
     /// rows it deletes. The rows go in the same transaction, so no one sees
     /// the cleared keys; their versions are left as they are.
-    func releaseDeniedKeys(of deletes: [RowDelete], in session: PostgresSession) throws(StrataError) {
-        guard !layout.denyEdges.isEmpty, !deletes.isEmpty else { return }
+    func releaseDeniedKeys(_ edges: [ForeignKeyEdge], among deletes: [RowDelete]) throws(StrataError) {
         var keys: [Int: [Int64]] = [:]
         for delete in deletes { keys[delete.entityIndex, default: []].append(delete.primaryKey) }
-        for edge in layout.denyEdges {
+        for edge in edges {
             guard let children = keys[edge.childIndex], let parents = keys[edge.parentIndex] else { continue }
             try session.execute(
-                "UPDATE \(layout.entities[edge.childIndex].table) SET \(edge.column) = NULL WHERE pk = ANY($1) AND \(edge.column) = ANY($2)",
+                "UPDATE \(store.layout.entities[edge.childIndex].table) SET \(edge.column) = NULL WHERE pk = ANY($1) AND \(edge.column) = ANY($2)",
                 arguments: [.keys(children), .keys(parents)])
         }
     }
+}
 
-    /// ``releaseDeniedKeys(of:in:)`` for the rows of a batch delete's scratch table.
+extension PostgresStore {
+    /// ``PostgresWriteExecutor/releaseDeniedKeys(_:among:)`` for the rows of a batch delete's scratch table.
     func releaseDeniedKeys(amongDoomed doomed: Set<Int>, in session: PostgresSession) throws(StrataError) {
-        for edge in layout.denyEdges where doomed.contains(edge.childIndex) && doomed.contains(edge.parentIndex) {
+        for edge in schema.denyEdges where doomed.contains(edge.childIndex) && doomed.contains(edge.parentIndex) {
             try session.execute("""
                 UPDATE \(layout.entities[edge.childIndex].table) SET \(edge.column) = NULL \
                 WHERE pk IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = $1) \

@@ -47,7 +47,7 @@ extension SQLiteStore {
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed.contains($0.parentIndex) }, in: db)
-            try releaseDeniedKeys(layout.denyEdges.filter { doomed.contains($0.childIndex) && doomed.contains($0.parentIndex) }, in: db)
+            try releaseDeniedKeys(schema.denyEdges.filter { doomed.contains($0.childIndex) && doomed.contains($0.parentIndex) }, in: db)
             for entityIndex in doomed.sorted() {
                 let delete = RawStatement(try db.cachedStatement(sql: """
                     DELETE FROM \(layout.entities[entityIndex].table) \

@@ -26,28 +26,6 @@ extension SQLiteStore {
         }
     }
 
-    /// ``releaseDeniedKeys(_:in:)`` for the rows a save deletes: only where
-    /// it deletes rows on both sides of a `.deny` rule.
-    func releaseDeniedKeys(of deletes: [RowDelete], in db: Database) throws {
-        guard !layout.denyEdges.isEmpty, !deletes.isEmpty else { return }
-        var entities = Set<Int>()
-        for delete in deletes { entities.insert(delete.entityIndex) }
-        let edges = layout.denyEdges.filter { entities.contains($0.childIndex) && entities.contains($0.parentIndex) }
-        guard !edges.isEmpty else { return }
-        try createDoomedTable(in: db)
-        let involved = Set(edges.flatMap { [$0.childIndex, $0.parentIndex] })
-        let insert = RawStatement(
-            try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(Self.doomedTable) (entity, pk) VALUES (?, ?)"), in: db)
-        for delete in deletes where involved.contains(delete.entityIndex) {
-            insert.reset()
-            try insert.bind(.integer(Int64(delete.entityIndex)), at: 1)
-            try insert.bind(.integer(delete.primaryKey), at: 2)
-            try insert.execute()
-        }
-        try releaseDeniedKeys(edges, in: db)
-        try db.execute(sql: "DELETE FROM \(Self.doomedTable)")
-    }
-
     /// The scratch table of ``doomedTable``, empty.
     func createDoomedTable(in db: Database) throws {
         try db.execute(sql: """
@@ -55,5 +33,23 @@ extension SQLiteStore {
             entity INTEGER NOT NULL, pk INTEGER NOT NULL, PRIMARY KEY (entity, pk)) WITHOUT ROWID
             """)
         try db.execute(sql: "DELETE FROM \(Self.doomedTable)")
+    }
+}
+
+extension SQLiteWriteExecutor {
+    /// The rows a save deletes go into the scratch table, for the edges' updates to read.
+    func releaseDeniedKeys(_ edges: [ForeignKeyEdge], among deletes: [RowDelete]) throws {
+        try store.createDoomedTable(in: db)
+        let involved = Set(edges.flatMap { [$0.childIndex, $0.parentIndex] })
+        let insert = RawStatement(
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO \(SQLiteStore.doomedTable) (entity, pk) VALUES (?, ?)"), in: db)
+        for delete in deletes where involved.contains(delete.entityIndex) {
+            insert.reset()
+            try insert.bind(.integer(Int64(delete.entityIndex)), at: 1)
+            try insert.bind(.integer(delete.primaryKey), at: 2)
+            try insert.execute()
+        }
+        try store.releaseDeniedKeys(edges, in: db)
+        try db.execute(sql: "DELETE FROM \(SQLiteStore.doomedTable)")
     }
 }

@@ -39,10 +39,6 @@ struct StoreLayout: Sendable {
     let entities: [Entity]
     /// Where to-many members and their order are kept.
     let relationships: RelationshipLayout
-    /// The foreign keys a `.deny` rule guards (`ON DELETE RESTRICT`).
-    let denyEdges: [ForeignKeyEdge]
-    /// The foreign keys a `.cascade` rule drives (`ON DELETE CASCADE`).
-    let cascadeEdges: [ForeignKeyEdge]
 
     init(schema: Schema) {
         let entities = schema.entities.map { entity in
@@ -61,9 +57,6 @@ struct StoreLayout: Sendable {
         }
         self.entities = entities
         relationships = RelationshipLayout(schema: schema, selectLists: entities.map(\.selectList))
-        let edges = ForeignKeyEdge.all(in: schema)
-        denyEdges = edges.filter { $0.rule == .deny }
-        cascadeEdges = edges.filter { $0.rule == .cascade }
     }
 
     /// `UPDATE … SET` for a set of changed columns.

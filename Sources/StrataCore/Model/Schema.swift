@@ -31,6 +31,10 @@ public final class Schema: Sendable {
     /// By entity: whether a deleted row leaves a tombstone in history (some
     /// attribute is `.preserveValueOnDeletion`).
     package let preservesValuesOnDeletion: [Bool]
+    /// The to-one keys whose target's deletion cascades to their rows, and
+    /// those whose target a `.deny` rule keeps (see ``ForeignKeyEdge``).
+    package let cascadeEdges: [ForeignKeyEdge]
+    package let denyEdges: [ForeignKeyEdge]
     private let entityIndexByName: [String: Int]
     private let entityIndexByType: [ObjectIdentifier: Int]
 
@@ -63,6 +67,9 @@ public final class Schema: Sendable {
         preservesValuesOnDeletion = entities.map { entity in
             entity.attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
         }
+        let edges = ForeignKeyEdge.all(in: entities)
+        cascadeEdges = edges.filter { $0.rule == .cascade }
+        denyEdges = edges.filter { $0.rule == .deny }
         entityIndexByName = Dictionary(entities.map { ($0.name, $0.index) }, uniquingKeysWith: { a, _ in a })
         entityIndexByType = Dictionary(
             entities.map { (ObjectIdentifier($0.modelType), $0.index) }, uniquingKeysWith: { a, _ in a })

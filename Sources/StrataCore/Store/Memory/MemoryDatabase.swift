@@ -261,8 +261,13 @@ final class MemoryDatabase: @unchecked Sendable {
         tables[entityIndex].keys(in: range)
     }
 
-    /// Takes `count` keys from an entity's sequence; returns the first.
-    func reserveKeys(_ entityIndex: Int, count: Int64) -> Int64 {
+    /// Takes `count` keys from an entity's sequence; returns the first. A
+    /// sequence too near the top for the block is not moved, as in SQL stores.
+    func reserveKeys(_ entityIndex: Int, count: Int64) throws(StrataError) -> Int64 {
+        let current = sequences[entityIndex]
+        guard current >= 0, !current.addingReportingOverflow(count).overflow else {
+            throw StrataError.keysExhausted(entity: schema.entities[entityIndex].name, at: current)
+        }
         undoLog.append(.sequence(entity: entityIndex, sequences[entityIndex]))
         defer { sequences[entityIndex] += count }
         return sequences[entityIndex] + 1

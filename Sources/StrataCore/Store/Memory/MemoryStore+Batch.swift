@@ -24,7 +24,7 @@ extension MemoryStore {
         try runBatch(transaction) { database, result, _ throws(StrataError) in
             guard !rows.isEmpty else { return }
             let entity = schema.entities[entityIndex]
-            let first = database.reserveKeys(entityIndex, count: Int64(rows.count))
+            let first = try database.reserveKeys(entityIndex, count: Int64(rows.count))
             var owners: Set<ChangeSet.ToManyChange> = []
             for (offset, values) in rows.enumerated() {
                 let key = first + Int64(offset)
@@ -46,10 +46,10 @@ extension MemoryStore {
             let entity = schema.entities[entityIndex]
             let kept = BatchRows.deduplicated(rows.values, keys: entity.uniqueKeyColumns, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
-            let firstKey = database.reserveKeys(entityIndex, count: Int64(kept.count))
+            let firstKey = try database.reserveKeys(entityIndex, count: Int64(kept.count))
             let holders = kept.map { holder(of: rows.values[$0], entity: entity, in: database) }
             if action != .keep, options.historyTracking, options.recordsValueChanges {
-                try previous.read(entityIndex: entityIndex, keys: Array(Set(holders.compactMap { $0 })), in: MemoryWriteExecutor(database: database))
+                try previous.read(entityIndex: entityIndex, keys: Array(Set(holders.compactMap { $0 })), in: MemoryWriteExecutor(store: self, database: database))
             }
             let old = Dictionary(uniqueKeysWithValues: Set(holders.compactMap { $0 }).compactMap { key in
                 database.row(entityIndex, key).map { (key, $0.values) }
@@ -111,7 +111,7 @@ extension MemoryStore {
             let entity = schema.entities[entityIndex]
             let keys = try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
             if options.historyTracking, options.recordsValueChanges {
-                try previous.read(entityIndex: entityIndex, keys: keys, in: MemoryWriteExecutor(database: database))
+                try previous.read(entityIndex: entityIndex, keys: keys, in: MemoryWriteExecutor(store: self, database: database))
             }
             for key in keys {
                 guard var row = database.row(entityIndex, key) else { continue }
@@ -161,7 +161,7 @@ extension MemoryStore {
                     deletedRow(entityIndex: entity.index, primaryKey: key)
                 }
                 if PreviousValues.needed(forDeleting: doomedEntity, schema: schema, options: options) {
-                    try previous.read(entityIndex: doomedEntity, keys: keys, in: MemoryWriteExecutor(database: database))
+                    try previous.read(entityIndex: doomedEntity, keys: keys, in: MemoryWriteExecutor(store: self, database: database))
                 }
             }
             result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed[$0.parentIndex] != nil }, doomed: doomed, in: database)

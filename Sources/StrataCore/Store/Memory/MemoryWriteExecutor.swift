@@ -2,6 +2,7 @@
 /// the store's lock: the reference the SQL stores' executors are held to.
 struct MemoryWriteExecutor: StoreWriteExecutor {
     typealias Failure = StrataError
+    let store: MemoryStore
     let database: MemoryDatabase
 
     func readRows(entityIndex: Int, keys: [Int64], _ body: (StoredRow) -> Void) {

@@ -36,6 +36,30 @@ package protocol StoreWriteExecutor {
     /// row whole; a store with a cheaper way to read versions alone overrides it.
     func staleRows(entityIndex: Int, expected: [(primaryKey: Int64, version: Int64)]) throws(Failure) -> [RowConflict]
 
+    // MARK: Saving (see SaveWriter)
+
+    /// Takes `count` new keys of an entity; returns the first (the rest follow it).
+    func reserveKeys(entityIndex: Int, count: Int64) throws(Failure) -> Int64
+    /// Inserts an entity's rows at version 1: `rows[i]`, values in column order, under `keys[i]`.
+    func insertRows(entityIndex: Int, keys: [Int64], rows: [[StoredValue]]) throws(Failure)
+    /// Writes updates of one entity and column set, every one with an
+    /// expected version or none, and returns the version each leaves its row
+    /// at: nil for a row gone or (with an expected version) at another one.
+    /// `checked`: versions were checked first, so a miss means the row went.
+    /// A first attempt may stop at its first miss.
+    func updateRows(_ updates: [RowUpdate], checked: Bool) throws(Failure) -> [Int64?]
+    /// Deletes rows of one entity, ascending by key, each once; false when a
+    /// first attempt (not `checked`) found one at another version or gone,
+    /// else rows already gone are skipped. Calls `whileDeleting` once, when
+    /// it can do the caller's work in parallel with the store's.
+    func deleteRows(
+        entityIndex: Int, _ rows: ArraySlice<RowDelete>, checked: Bool, whileDeleting: () -> Void
+    ) throws(Failure) -> Bool
+    /// Clears the keys of `edges` (`.deny` rules) that rows among `deletes` hold on each other.
+    func releaseDeniedKeys(_ edges: [ForeignKeyEdge], among deletes: [RowDelete]) throws(Failure)
+    /// Sets (nil: removes) app metadata keys.
+    func writeMetadata(_ metadata: [String: StoredValue?]) throws(Failure)
+
     // MARK: To-many relationships, addressed by the owner's entity and the relationship's ordinal
 
     /// One-to-many: member `i` takes position `i` among its owner's members.
