@@ -22,44 +22,11 @@ extension PostgresStore {
         return result
     }
 
-    /// Inserts rows of one entity (values in column order) with keys from the
-    /// store's sequence; a taken unique key fails the whole batch. New members
-    /// of an ordered one-to-many go after their owner's other members.
+    /// Inserts rows of one entity (see ``BatchWriter``); a taken unique key fails the whole batch.
     func batchInsert(entityIndex: Int, rows: [[StoredValue]], transaction: BatchTransaction) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { session, result, _ throws(StrataError) in
-            guard !rows.isEmpty else { return }
-            let entity = schema.entities[entityIndex]
-            let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(rows.count), in: session)
-            let newKeys = rows.indices.map { first + Int64($0) }
-            result.primaryKeys += newKeys
-            for (key, values) in zip(newKeys, rows) {
-                result.changes.inserted.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
-            }
-            try insertRows(keys: newKeys, rows: rows, entityIndex: entityIndex, in: session)
-            let keys = PostgresArgument.keys(result.primaryKeys)
-            for owner in orderedOwners(of: entityIndex) {
-                let column = layout.entities[entityIndex].columns[owner.column]
-                let table = layout.entities[entityIndex].table
-                try session.execute("""
-                    UPDATE \(table) AS t SET \(owner.position) = n.position FROM (
-                        SELECT m.pk, COALESCE((SELECT MAX(x.\(owner.position)) FROM \(table) AS x
-                            WHERE x.\(column) = m.\(column) AND NOT x.pk = ANY($1)), -1)
-                            + ROW_NUMBER() OVER (PARTITION BY m.\(column) ORDER BY m.pk) AS position
-                        FROM \(table) AS m WHERE m.pk = ANY($1) AND m.\(column) IS NOT NULL) AS n
-                    WHERE t.pk = n.pk
-                    """, arguments: [keys])
-                var seen = Set<Int64>()
-                for values in rows {
-                    guard case .integer(let key) = values[owner.column], seen.insert(key).inserted else { continue }
-                    let ownerEntity = schema.entities[owner.entityIndex]
-                    result.changes.toManyChanges.append(ChangeSet.ToManyChange(
-                        objectID: ObjectID(entityName: ownerEntity.name, storeIdentifier: identifier, primaryKey: key),
-                        relationshipName: ownerEntity.properties[owner.ordinal].name, entityIndex: owner.entityIndex,
-                        ordinal: owner.ordinal))
-                }
-            }
+            try BatchWriter.insert(
+                entityIndex: entityIndex, rows: rows, of: self, into: &result, in: PostgresWriteExecutor(store: self, session: session))
         }
     }
 
@@ -82,50 +49,10 @@ extension PostgresStore {
     func batchUpdate(
         entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue], transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
-        var renderer = PostgresQueryRenderer(layout: layout)
-        let entity = schema.entities[entityIndex]
-        let columns = ordinals.map { entity.columnIndexByOrdinal[$0] }
-        // The new values first ($1…), then the condition's.
-        var assignments = ["\(StorageNaming.versionColumn) = t0.\(StorageNaming.versionColumn) + 1"]
-        let table = layout.entities[entityIndex]
-        for (column, value) in zip(columns, values) {
-            assignments.append("\(table.columns[column]) = \(renderer.bind(value))")
-            if let folded = table.foldedColumns[column] { assignments.append("\(folded) = \(renderer.bind(PostgresLayout.folded(value)))") }
-        }
-        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
-        let arguments = renderer.arguments
-        // The same condition on its own, for reading the rows before they change.
-        var selectRenderer = PostgresQueryRenderer(layout: layout)
-        let selectCondition = try predicate.map { predicate throws(StrataError) in try selectRenderer.condition(predicate) }
-        let selectArguments = selectRenderer.arguments
-        return try runBatch(transaction) { session, result, previous throws(StrataError) in
-            if options.historyTracking, options.recordsValueChanges {
-                // History records old values: read the matching rows before they change.
-                var select = "SELECT t0.pk FROM \(table.table) AS t0"
-                if let selectCondition { select += " WHERE \(selectCondition)" }
-                let keys = try integers(select, selectArguments, in: session)
-                var rows: [Int64: ContiguousArray<StoredValue>] = [:]
-                try fetchRows(entityIndex: entityIndex, primaryKeys: keys, in: session) { cursor, _ in rows[cursor.primaryKey] = cursor.decodeValues() }
-                previous.rows[entityIndex] = rows
-            }
-            var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
-            if let condition { sql += " WHERE \(condition)" }
-            sql += " RETURNING t0.pk, t0.\(StorageNaming.versionColumn)"
-            var updated: [(Int64, Int64)] = []
-            for row in try session.rows(sql, arguments) {
-                var cells = row.makeIterator()
-                guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                      let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-                else { continue }
-                updated.append((key, version))
-            }
-            updated.sort { $0.0 < $1.0 }
-            for (key, version) in updated {
-                result.primaryKeys.append(key)
-                result.changes.updated.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: ordinals, values: values, version: version))
-            }
+        try runBatch(transaction) { session, result, previous throws(StrataError) in
+            try BatchWriter.update(
+                entityIndex: entityIndex, predicate: predicate, ordinals: ordinals, values: values, of: self,
+                into: &result, previous: &previous, in: PostgresWriteExecutor(store: self, session: session))
         }
     }
 
@@ -137,4 +64,60 @@ extension PostgresStore {
             """, [.integer(owner), .integer(member)])
     }
 
+}
+
+/// Batch writes on the PostgreSQL store: one statement over the matching rows.
+extension PostgresWriteExecutor: BatchWriteExecutor {
+    func keysMatching(entityIndex: Int, predicate: StoreExpression?) throws(StrataError) -> [Int64] {
+        var renderer = PostgresQueryRenderer(layout: store.layout)
+        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+        let select = "SELECT t0.pk FROM \(store.layout.entities[entityIndex].table) AS t0" + (condition.map { " WHERE \($0)" } ?? "")
+        return try store.integers(select, renderer.arguments, in: session)
+    }
+
+    func updateMatching(
+        entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue]
+    ) throws(StrataError) -> [(primaryKey: Int64, version: Int64)] {
+        var renderer = PostgresQueryRenderer(layout: store.layout)
+        let entity = store.schema.entities[entityIndex]
+        let table = store.layout.entities[entityIndex]
+        let version = StorageNaming.versionColumn
+        // The new values first ($1…), then the condition's.
+        var assignments = ["\(version) = t0.\(version) + 1"]
+        for (ordinal, value) in zip(ordinals, values) {
+            let column = entity.columnIndexByOrdinal[ordinal]
+            assignments.append("\(table.columns[column]) = \(renderer.bind(value))")
+            if let folded = table.foldedColumns[column] { assignments.append("\(folded) = \(renderer.bind(PostgresLayout.folded(value)))") }
+        }
+        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+        let sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
+            + (condition.map { " WHERE \($0)" } ?? "") + " RETURNING t0.pk, t0.\(version)"
+        var updated: [(primaryKey: Int64, version: Int64)] = []
+        for row in try session.rows(sql, renderer.arguments) {
+            var cells = row.makeIterator()
+            guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
+                  let rowVersion = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
+            else { continue }
+            updated.append((key, rowVersion))
+        }
+        return updated
+    }
+
+    /// One statement: the new members numbered after each owner's others, in key order.
+    func appendNewMembers(entityIndex: Int, ordinal: Int, members: [Int64], owners: [Int64?]) throws(StrataError) {
+        let entity = store.schema.entities[entityIndex]
+        guard case .foreignKey(_, _, let position)? =
+                store.layout.toMany[entity.destinationIndexByOrdinal[ordinal]][entity.inverseOrdinalByOrdinal[ordinal]]
+        else { return }
+        let column = store.layout.entities[entityIndex].columns[entity.columnIndexByOrdinal[ordinal]]
+        let table = store.layout.entities[entityIndex].table
+        try session.execute("""
+            UPDATE \(table) AS t SET \(position) = n.position FROM (
+                SELECT m.pk, COALESCE((SELECT MAX(x.\(position)) FROM \(table) AS x
+                    WHERE x.\(column) = m.\(column) AND NOT x.pk = ANY($1)), -1)
+                    + ROW_NUMBER() OVER (PARTITION BY m.\(column) ORDER BY m.pk) AS position
+                FROM \(table) AS m WHERE m.pk = ANY($1) AND m.\(column) IS NOT NULL) AS n
+            WHERE t.pk = n.pk
+            """, arguments: [.keys(members)])
+    }
 }

@@ -23,16 +23,3 @@ extension PostgresWriteExecutor {
         }
     }
 }
-
-extension PostgresStore {
-    /// ``PostgresWriteExecutor/releaseDeniedKeys(_:among:)`` for the rows of a batch delete's scratch table.
-    func releaseDeniedKeys(amongDoomed doomed: Set<Int>, in session: PostgresSession) throws(StrataError) {
-        for edge in schema.denyEdges where doomed.contains(edge.childIndex) && doomed.contains(edge.parentIndex) {
-            try session.execute("""
-                UPDATE \(layout.entities[edge.childIndex].table) SET \(edge.column) = NULL \
-                WHERE pk IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = $1) \
-                AND \(edge.column) IN (SELECT pk FROM \(Self.doomedTable) WHERE entity = $2)
-                """, [.integer(Int64(edge.childIndex)), .integer(Int64(edge.parentIndex))])
-        }
-    }
-}

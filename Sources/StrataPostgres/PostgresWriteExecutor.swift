@@ -7,6 +7,8 @@ struct PostgresWriteExecutor: StoreWriteExecutor {
     let store: PostgresStore
     let session: PostgresSession
 
+    var schema: Schema { store.schema }
+
     func readRows(entityIndex: Int, keys: [Int64], _ body: (StoredRow) -> Void) throws(StrataError) {
         try store.fetchRows(entityIndex: entityIndex, primaryKeys: keys, in: session) { cursor, _ in body(cursor.stored()) }
     }

@@ -33,49 +33,14 @@ extension SQLiteStore {
         return result
     }
 
-    /// Inserts rows of one entity with keys from the store's sequence, in one
-    /// transaction. `rows` hold values in the entity's column order; foreign keys
-    /// must name stored rows (checked by SQLite at commit).
+    /// Inserts rows of one entity (see ``BatchWriter``); foreign keys must
+    /// name stored rows (checked by SQLite at commit).
     func batchInsert(
         entityIndex: Int, rows: [[StoredValue]], transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { db, result, _ in
-            guard !rows.isEmpty else { return }
-            let entity = schema.entities[entityIndex]
-            var inserts: [RowInsert] = []
-            inserts.reserveCapacity(rows.count)
-            for (index, values) in rows.enumerated() {
-                inserts.append(RowInsert(
-                    entityIndex: entityIndex, temporaryKey: UInt64(index), values: values, pendingReferences: []))
-            }
-            let keys = try reservePrimaryKeys(for: inserts, in: db)
-            let insert = RawStatement(try db.cachedStatement(sql: layout.entities[entityIndex].insertSQL), in: db)
-            let ordered = orderedToOneColumns(of: entityIndex)
-            var owners: Set<ChangeSet.ToManyChange> = []
-            result.changes.inserted.reserveCapacity(rows.count)
-            result.primaryKeys.reserveCapacity(rows.count)
-            for (index, values) in rows.enumerated() {
-                let key = keys[UInt64(index)]!
-                insert.reset()
-                try insert.bind(.integer(key), at: 1)
-                try insert.bind(values, startingAt: 2)
-                try insert.execute()
-                // A new member of an ordered one-to-many goes after its owner's other members.
-                for column in ordered {
-                    guard case .integer(let owner) = values[column.column] else { continue }
-                    let append = RawStatement(try db.cachedStatement(sql: column.appendSQL), in: db)
-                    append.reset()
-                    try append.bind(.integer(owner), at: 1)
-                    try append.bind(.integer(key), at: 2)
-                    try append.execute()
-                    owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: owner))
-                }
-                result.primaryKeys.append(key)
-                result.changes.inserted.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
-            }
-            result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
+            try BatchWriter.insert(
+                entityIndex: entityIndex, rows: rows, of: self, into: &result, in: SQLiteWriteExecutor(store: self, db: db))
         }
     }
 
@@ -85,43 +50,12 @@ extension SQLiteStore {
         entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue],
         transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
-        var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-        let condition = predicate.map { renderer.render($0).fragment }
-        let whereSQL = condition?.sql
-        let arguments = condition?.arguments ?? []
-        return try runBatch(transaction) { db, result, previous in
-            let entity = schema.entities[entityIndex]
-            let table = layout.entities[entityIndex]
-            let version = StorageNaming.versionColumn
-            if options.historyTracking, options.recordsValueChanges {
-                // History records old values: read the matching rows before they change.
-                var select = "SELECT t0.pk FROM \(table.table) AS t0"
-                if let whereSQL { select += " WHERE \(whereSQL)" }
-                let keys = try integers(select, arguments, in: db)
-                try capturePreviousValues(entityIndex: entityIndex, primaryKeys: keys, into: &previous, in: db)
-            }
-            let assignments = ["\(version) = \(StoreLayout.nextVersionSQL)"]
-                + ordinals.map { "\(table.columns[entity.columnIndexByOrdinal[$0]]) = ?" }
-            var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
-            if let whereSQL { sql += " WHERE \(whereSQL)" }
-            sql += " RETURNING pk, \(version)"
-            let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
-            statement.reset()
-            defer { statement.reset() }
-            try statement.bind(values)
-            try statement.bind(arguments, startingAt: Int32(values.count + 1))
-            while try statement.step() {
-                let key = statement.int64(at: 0)
-                result.primaryKeys.append(key)
-                result.changes.updated.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: ordinals, values: values, version: statement.int64(at: 1)))
-            }
-            result.primaryKeys.sort()
-            result.changes.updated.sort { $0.objectID.primaryKey! < $1.objectID.primaryKey! }
+        try runBatch(transaction) { db, result, previous in
+            try BatchWriter.update(
+                entityIndex: entityIndex, predicate: predicate, ordinals: ordinals, values: values, of: self,
+                into: &result, previous: &previous, in: SQLiteWriteExecutor(store: self, db: db))
         }
     }
-
 
     /// The to-one columns of an entity whose inverse is an ordered one-to-many,
     /// with the statement that appends a member to its owner's order.
@@ -147,4 +81,41 @@ struct OrderedToOneColumn {
     /// The owner's entity index and its to-many's ordinal.
     var ownerIndex: Int
     var ownerOrdinal: Int
+}
+
+/// Batch writes on the SQLite store: one statement over the matching rows.
+extension SQLiteWriteExecutor: BatchWriteExecutor {
+    private func condition(_ predicate: StoreExpression?) -> SQLFragment? {
+        var renderer = SQLiteQueryRenderer(schema: store.schema, layout: store.layout)
+        return predicate.map { renderer.render($0).fragment }
+    }
+
+    func keysMatching(entityIndex: Int, predicate: StoreExpression?) throws -> [Int64] {
+        let condition = condition(predicate)
+        var select = "SELECT t0.pk FROM \(store.layout.entities[entityIndex].table) AS t0"
+        if let condition { select += " WHERE \(condition.sql)" }
+        return try store.integers(select, condition?.arguments ?? [], in: db)
+    }
+
+    func updateMatching(
+        entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue]
+    ) throws -> [(primaryKey: Int64, version: Int64)] {
+        let entity = store.schema.entities[entityIndex]
+        let table = store.layout.entities[entityIndex]
+        let version = StorageNaming.versionColumn
+        let condition = condition(predicate)
+        let assignments = ["\(version) = \(StoreLayout.nextVersionSQL)"]
+            + ordinals.map { "\(table.columns[entity.columnIndexByOrdinal[$0]]) = ?" }
+        var sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
+        if let condition { sql += " WHERE \(condition.sql)" }
+        sql += " RETURNING pk, \(version)"
+        let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+        statement.reset()
+        defer { statement.reset() }
+        try statement.bind(values)
+        try statement.bind(condition?.arguments ?? [], startingAt: Int32(values.count + 1))
+        var updated: [(primaryKey: Int64, version: Int64)] = []
+        while try statement.step() { updated.append((statement.int64(at: 0), statement.int64(at: 1))) }
+        return updated
+    }
 }

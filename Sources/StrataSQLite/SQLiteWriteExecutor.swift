@@ -12,6 +12,8 @@ struct SQLiteWriteExecutor: StoreWriteExecutor {
     let store: SQLiteStore
     let db: Database
 
+    var schema: Schema { store.schema }
+
     func readRows(entityIndex: Int, keys: [Int64], _ body: (StoredRow) -> Void) throws {
         try store.forEachRow(entityIndex: entityIndex, primaryKeys: keys, in: db) { body($0.stored()) }
     }

@@ -22,20 +22,8 @@ extension MemoryStore {
         entityIndex: Int, rows: [[StoredValue]], transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { database, result, _ throws(StrataError) in
-            guard !rows.isEmpty else { return }
-            let entity = schema.entities[entityIndex]
-            let first = try database.reserveKeys(entityIndex, count: Int64(rows.count))
-            var owners: Set<ChangeSet.ToManyChange> = []
-            for (offset, values) in rows.enumerated() {
-                let key = first + Int64(offset)
-                try database.put(MemoryDatabase.Row(version: 1, values: byOrdinal(values, entity)), entityIndex: entityIndex, key: key)
-                appendToOwners(entityIndex: entityIndex, key: key, columns: nil, before: nil, in: database, owners: &owners)
-                result.primaryKeys.append(key)
-                result.changes.inserted.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: entity.columnOrdinals, values: values, version: 1))
-            }
-            result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
+            try BatchWriter.insert(
+                entityIndex: entityIndex, rows: rows, of: self, into: &result, in: MemoryWriteExecutor(store: self, database: database))
         }
     }
 
@@ -108,21 +96,9 @@ extension MemoryStore {
         entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue], transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { database, result, previous throws(StrataError) in
-            let entity = schema.entities[entityIndex]
-            let keys = try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
-            if options.historyTracking, options.recordsValueChanges {
-                try previous.read(entityIndex: entityIndex, keys: keys, in: MemoryWriteExecutor(store: self, database: database))
-            }
-            for key in keys {
-                guard var row = database.row(entityIndex, key) else { continue }
-                row.version += 1
-                for (ordinal, value) in zip(ordinals, values) { row.values[ordinal] = value }
-                try database.put(row, entityIndex: entityIndex, key: key)
-                result.primaryKeys.append(key)
-                result.changes.updated.append(ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key),
-                    entity: entity, ordinals: ordinals, values: values, version: row.version))
-            }
+            try BatchWriter.update(
+                entityIndex: entityIndex, predicate: predicate, ordinals: ordinals, values: values, of: self,
+                into: &result, previous: &previous, in: MemoryWriteExecutor(store: self, database: database))
         }
     }
 
@@ -130,45 +106,9 @@ extension MemoryStore {
         entityIndex: Int, selection: BatchDeleteSelection, transaction: BatchTransaction
     ) throws(StrataError) -> BatchWriteResult {
         try runBatch(transaction) { database, result, previous throws(StrataError) in
-            let roots: [Int64] = switch selection {
-            case .matching(let predicate): try Self.select(FetchPlan(entityIndex: entityIndex, predicate: predicate), in: database)
-            case .keys(let keys): Set(keys).filter { database.row(entityIndex, $0) != nil }.sorted()
-            }
-            result.primaryKeys = roots
-            guard !roots.isEmpty else { return }
-            let edges = ForeignKeyEdge.all(in: schema)
-            // Everything the cascades reach, transitively.
-            var doomed: [Int: Set<Int64>] = [entityIndex: Set(roots)]
-            var queue = roots.map { (entityIndex, $0) }
-            while let (parent, key) = queue.popLast() {
-                for edge in edges where edge.rule == .cascade && edge.parentIndex == parent {
-                    let column = MemoryDatabase.KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal)
-                    for child in database.rows(pointingAt: key, from: column) where doomed[edge.childIndex, default: []].insert(child).inserted {
-                        queue.append((edge.childIndex, child))
-                    }
-                }
-            }
-            for edge in edges where edge.rule == .deny && doomed[edge.parentIndex] != nil {
-                let blockers = survivors(of: edge, doomed: doomed, in: database)
-                guard !blockers.isEmpty else { continue }
-                throw edge.denial(blockers: Array(blockers), in: schema, storeIdentifier: identifier)
-            }
-            result.changes.toManyChanges = survivingOwners(doomed: doomed, in: database)
-            for doomedEntity in doomed.keys.sorted() {
-                let entity = schema.entities[doomedEntity]
-                let keys = doomed[doomedEntity]!.sorted()
-                result.changes.deleted += keys.map { key in
-                    deletedRow(entityIndex: entity.index, primaryKey: key)
-                }
-                if PreviousValues.needed(forDeleting: doomedEntity, schema: schema, options: options) {
-                    try previous.read(entityIndex: doomedEntity, keys: keys, in: MemoryWriteExecutor(store: self, database: database))
-                }
-            }
-            result.changes.updated = try nullify(edges.filter { $0.rule == .nullify && doomed[$0.parentIndex] != nil }, doomed: doomed, in: database)
-            database.releaseDeniedKeys(among: doomed)
-            for doomedEntity in doomed.keys.sorted() {
-                for key in doomed[doomedEntity]!.sorted() { try database.delete(doomedEntity, key) }
-            }
+            try BatchDeleteWriter.delete(
+                entityIndex: entityIndex, selection: selection, of: self, into: &result, previous: &previous,
+                in: MemoryWriteExecutor(store: self, database: database))
         }
     }
 
@@ -212,72 +152,5 @@ extension MemoryStore {
             database.appendPosition(entityIndex: entityIndex, key: key, ordinal: ordinal)
             owners.insert(toManyChange(entityIndex: ownerIndex, ordinal: inverse, primaryKey: owner))
         }
-    }
-
-    /// Rows that stay but point at a doomed row through an edge, ascending.
-    private func survivors(of edge: ForeignKeyEdge, doomed: [Int: Set<Int64>], in database: MemoryDatabase) -> [Int64] {
-        let column = MemoryDatabase.KeyColumn(entityIndex: edge.childIndex, ordinal: edge.ordinal)
-        var result = Set<Int64>()
-        for parent in doomed[edge.parentIndex] ?? [] {
-            for child in database.rows(pointingAt: parent, from: column) where doomed[edge.childIndex]?.contains(child) != true {
-                result.insert(child)
-            }
-        }
-        return result.sorted()
-    }
-
-    /// Owners that stay but lose members: their to-many relationships change.
-    private func survivingOwners(doomed: [Int: Set<Int64>], in database: MemoryDatabase) -> [ChangeSet.ToManyChange] {
-        var changes: [ChangeSet.ToManyChange] = []
-        for owner in schema.entities {
-            for ordinal in owner.relationshipOrdinals {
-                guard let shape = schema.toManyShape(entityIndex: owner.index, ordinal: ordinal),
-                      let members = doomed[shape.destinationIndex] else { continue }
-                var keys = Set<Int64>()
-                switch shape {
-                case .foreignKey(let destination, let inverse):
-                    for member in members {
-                        if case .integer(let key)? = database.row(destination, member)?.values[inverse] { keys.insert(key) }
-                    }
-                case .join(let join, let ownerIsSource, _):
-                    let pairs = database.pairs(join)
-                    for member in members {
-                        keys.formUnion((ownerIsSource ? pairs?.byTarget[member] : pairs?.bySource[member]) ?? [])
-                    }
-                }
-                for key in keys.sorted() where doomed[owner.index]?.contains(key) != true {
-                    changes.append(toManyChange(entityIndex: owner.index, ordinal: ordinal, primaryKey: key))
-                }
-            }
-        }
-        return changes
-    }
-
-    /// Clears the keys that point at doomed rows, raising each surviving row's
-    /// version, and returns those rows as updates.
-    private func nullify(
-        _ edges: [ForeignKeyEdge], doomed: [Int: Set<Int64>], in database: MemoryDatabase
-    ) throws(StrataError) -> [ChangeSet.Row] {
-        var rows: [ChangeSet.Row] = []
-        var positions: [ObjectID: Int] = [:]
-        for edge in edges {
-            let entity = schema.entities[edge.childIndex]
-            for key in survivors(of: edge, doomed: doomed, in: database) {
-                guard var row = database.row(edge.childIndex, key) else { continue }
-                row.values[edge.ordinal] = .null
-                row.version += 1
-                try database.put(row, entityIndex: edge.childIndex, key: key)
-                let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key)
-                if let position = positions[id] {
-                    rows[position].ordinals.append(edge.ordinal)
-                    rows[position].values.append(.null)
-                    rows[position].version = row.version
-                } else {
-                    positions[id] = rows.count
-                    rows.append(ChangeSet.Row(objectID: id, entity: entity, ordinals: [edge.ordinal], values: [.null], version: row.version))
-                }
-            }
-        }
-        return rows
     }
 }

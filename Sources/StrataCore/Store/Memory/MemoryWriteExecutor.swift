@@ -4,6 +4,16 @@ struct MemoryWriteExecutor: StoreWriteExecutor {
     typealias Failure = StrataError
     let store: MemoryStore
     let database: MemoryDatabase
+    /// A batch delete's marked rows, by entity.
+    let marks = Marks()
+
+    /// Reference storage, so the executor's methods can mark rows as a SQL
+    /// store's mark its scratch table.
+    final class Marks {
+        var keys: [Int: Set<Int64>] = [:]
+    }
+
+    var schema: Schema { database.schema }
 
     func readRows(entityIndex: Int, keys: [Int64], _ body: (StoredRow) -> Void) {
         for key in keys {

@@ -21,6 +21,9 @@ package protocol StoreWriteExecutor {
     /// relationship that holds an unsaved object).
     static func failure(_ error: StrataError) -> Failure
 
+    /// The schema of the store written.
+    var schema: Schema { get }
+
     /// The stored rows with these keys, in any order; keys without a row are skipped.
     func readRows(entityIndex: Int, keys: [Int64], _ body: (StoredRow) -> Void) throws(Failure)
 
