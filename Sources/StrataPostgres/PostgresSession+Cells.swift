@@ -42,6 +42,21 @@ extension PostgresSession {
         return value
     }
 
+    /// The first two cells of each row as integers (a key and a version,
+    /// typically); rows without two are skipped.
+    static func integerPairs(_ rows: [PostgresRow]) throws(StrataError) -> [(Int64, Int64)] {
+        var pairs: [(Int64, Int64)] = []
+        pairs.reserveCapacity(rows.count)
+        for row in rows {
+            var cells = row.makeIterator()
+            guard let first = try cells.next().flatMap({ cell throws(StrataError) in try integer(cell) }),
+                  let second = try cells.next().flatMap({ cell throws(StrataError) in try integer(cell) })
+            else { continue }
+            pairs.append((first, second))
+        }
+        return pairs
+    }
+
     /// The value of a binary cell of a type Strata's tables use; nil for other
     /// types, or a length that does not fit (postgres-nio's decoding then says why).
     static func binaryValue(_ bytes: ByteBuffer, type: UInt32) -> StoredValue? {

@@ -30,21 +30,6 @@ extension PostgresStore {
         }
     }
 
-    /// The to-one columns of an entity whose inverse is an ordered one-to-many:
-    /// the column, its position column, and the owner's relationship.
-    func orderedOwners(of entityIndex: Int) -> [(column: Int, position: String, entityIndex: Int, ordinal: Int)] {
-        var owners: [(column: Int, position: String, entityIndex: Int, ordinal: Int)] = []
-        for ownerEntity in schema.entities {
-            for (ordinal, storage) in layout.toMany[ownerEntity.index].enumerated() {
-                guard case .foreignKey(let destinationIndex, _, let position)? = storage, destinationIndex == entityIndex else { continue }
-                let inverse = ownerEntity.inverseOrdinalByOrdinal[ordinal]
-                let column = schema.entities[entityIndex].columnIndexByOrdinal[inverse]
-                owners.append((column, position, ownerEntity.index, ordinal))
-            }
-        }
-        return owners
-    }
-
     /// Sets attributes of every row matching a condition (nil: every row), one statement.
     func batchUpdate(
         entityIndex: Int, predicate: StoreExpression?, ordinals: [Int], values: [StoredValue], transaction: BatchTransaction
@@ -55,15 +40,6 @@ extension PostgresStore {
                 into: &result, previous: &previous, in: PostgresWriteExecutor(store: self, session: session))
         }
     }
-
-    /// Puts a member of an ordered one-to-many after its owner's other members.
-    func appendMember(_ member: Int64, to owner: Int64, column: String, position: String, table: String, in session: PostgresSession) throws(StrataError) {
-        try session.execute("""
-            UPDATE \(table) SET \(position) = (SELECT COALESCE(MAX(x.\(position)) + 1, 0) FROM \(table) AS x
-            WHERE x.\(column) = $1 AND x.pk <> $2) WHERE pk = $2
-            """, [.integer(owner), .integer(member)])
-    }
-
 }
 
 /// Batch writes on the PostgreSQL store: one statement over the matching rows.
@@ -92,15 +68,7 @@ extension PostgresWriteExecutor: BatchWriteExecutor {
         let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
         let sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
             + (condition.map { " WHERE \($0)" } ?? "") + " RETURNING t0.pk, t0.\(version)"
-        var updated: [(primaryKey: Int64, version: Int64)] = []
-        for row in try session.rows(sql, renderer.arguments) {
-            var cells = row.makeIterator()
-            guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                  let rowVersion = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-            else { continue }
-            updated.append((key, rowVersion))
-        }
-        return updated
+        return try PostgresSession.integerPairs(try session.rows(sql, renderer.arguments)).map { ($0, $1) }
     }
 
     /// One statement: the new members numbered after each owner's others, in key order.

@@ -68,11 +68,7 @@ extension PostgresWriteExecutor: BatchDeleteExecutor {
 
     func markedKeys() throws(StrataError) -> [Int: [Int64]] {
         var keys: [Int: [Int64]] = [:]
-        for row in try session.rows("SELECT entity, pk FROM \(doomed) ORDER BY entity, pk") {
-            var cells = row.makeIterator()
-            guard let entity = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                  let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-            else { continue }
+        for (entity, key) in try PostgresSession.integerPairs(try session.rows("SELECT entity, pk FROM \(doomed) ORDER BY entity, pk")) {
             keys[Int(entity), default: []].append(key)
         }
         return keys
@@ -115,15 +111,8 @@ extension PostgresWriteExecutor: BatchDeleteExecutor {
         let version = StorageNaming.versionColumn
         let sql = "UPDATE \(store.layout.entities[edge.childIndex].table) SET \(column(of: edge)) = NULL, \(version) = \(version) + 1 "
             + "WHERE pk IN (\(survivorsSQL(edge))) RETURNING pk, \(version)"
-        var rows: [(primaryKey: Int64, version: Int64)] = []
-        for row in try session.rows(sql, [.integer(Int64(edge.parentIndex)), .integer(Int64(edge.childIndex))]) {
-            var cells = row.makeIterator()
-            guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                  let rowVersion = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-            else { continue }
-            rows.append((key, rowVersion))
-        }
-        return rows
+        let rows = try session.rows(sql, [.integer(Int64(edge.parentIndex)), .integer(Int64(edge.childIndex))])
+        return try PostgresSession.integerPairs(rows).map { ($0, $1) }
     }
 
     func releaseDeniedKeysAmongMarked(_ edges: [ForeignKeyEdge]) throws(StrataError) {

@@ -24,19 +24,14 @@ extension PostgresStore {
             let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
             let allColumns = schema.batchColumns(of: entity)
-            func written(_ row: Int) -> [Int] {
-                switch action {
-                case .update(allColumns: false) where !rows.columnSets.isEmpty: rows.columnSets[rows.columnSetOfRow[row]]
-                default: allColumns
-                }
-            }
-            var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
+            var outcomes: [UpsertOutcome] = []
             var old: [Int64: ContiguousArray<StoredValue>] = [:]
             var inserts: [Int] = []
             let holders = try holdersOfAll(kept.map { rows.values[$0] }, keys: keys, entity: entity, in: session)
             if let holders, action == .keep || Self.updatesKeepKeys(
-                kept: kept, holders: holders, rows: rows.values, written: written, keys: keys, entity: entity) {
-                var updates: [[Int]: [(row: Int, holder: StoredRow)]] = [:]
+                kept: kept, holders: holders, rows: rows.values, written: { rows.writtenColumns(ofRow: $0, action: action, allColumns: allColumns) },
+                keys: keys, entity: entity) {
+                var updates: [(row: Int, holder: StoredRow)] = []
                 for (position, row) in kept.enumerated() {
                     guard let holder = holders[position] else {
                         inserts.append(row)
@@ -44,16 +39,18 @@ extension PostgresStore {
                     }
                     if action == .keep { continue }
                     old[holder.primaryKey] = holder.values
-                    updates[written(row), default: []].append((row, holder))
+                    updates.append((row, holder))
                 }
-                for columns in updates.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                    let group = updates[columns]!
+                let updated = updates.map(\.row)
+                for (columns, positions) in rows.groupedByWrittenColumns(updated, action: action, allColumns: allColumns) {
+                    let group = positions.map { updates[$0] }
                     let versions = try updateHolders(
                         group.map { update in (update.holder.primaryKey, columns.map { rows.values[update.row][$0] }) },
                         columns: columns, entityIndex: entityIndex, in: session)
                     for (row, holder) in group {
-                        let values = Dictionary(uniqueKeysWithValues: columns.map { ($0, rows.values[row][$0]) })
-                        folded[holder.primaryKey] = (false, versions[holder.primaryKey] ?? holder.version + 1, values)
+                        outcomes.append(UpsertOutcome(
+                            primaryKey: holder.primaryKey, version: versions[holder.primaryKey] ?? holder.version + 1, row: row,
+                            inserted: false, columns: columns))
                     }
                 }
             } else {
@@ -64,28 +61,27 @@ extension PostgresStore {
                         continue
                     }
                     if action == .keep { continue }
-                    let columns = written(row)
+                    let columns = rows.writtenColumns(ofRow: row, action: action, allColumns: allColumns)
                     if old[holder.primaryKey] == nil { old[holder.primaryKey] = holder.values }
                     let sql = layout.updateSQL(entityIndex: entityIndex, columns: columns, checkingVersion: false)
                     let arguments = [StoredValue.integer(holder.primaryKey)]
                         + layout.updateValues(entityIndex: entityIndex, columns: columns, values: columns.map { values[$0] })
                     let version = try integers(sql, arguments, in: session).first ?? holder.version + 1
-                    var entry = folded[holder.primaryKey] ?? (false, version, [:])
-                    entry.version = max(entry.version, version)
-                    for column in columns { entry.values[column] = values[column] }
-                    folded[holder.primaryKey] = entry
+                    outcomes.append(UpsertOutcome(primaryKey: holder.primaryKey, version: version, row: row, inserted: false, columns: columns))
                 }
             }
             if !inserts.isEmpty {
                 let first = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(inserts.count), in: session)
                 let keys = inserts.indices.map { first + Int64($0) }
                 for (key, row) in zip(keys, inserts) {
-                    folded[key] = (true, 1, Dictionary(uniqueKeysWithValues: allColumns.map { ($0, rows.values[row][$0]) }))
+                    outcomes.append(UpsertOutcome(primaryKey: key, version: 1, row: row, inserted: true, columns: allColumns))
                 }
                 try insertRows(keys: keys, rows: inserts.map { rows.values[$0] }, entityIndex: entityIndex, in: session)
             }
             if options.historyTracking, options.recordsValueChanges { previous.rows[entityIndex] = old }
-            try record(folded, entity: entity, old: old, into: &result, in: session)
+            try UpsertRecording.record(
+                outcomes, rows: rows.values, entityIndex: entityIndex, old: old, of: self, into: &result,
+                in: PostgresWriteExecutor(store: self, session: session))
         }
     }
 
@@ -167,13 +163,7 @@ extension PostgresStore {
             let updated = try updateRows(
                 rows[start..<min(start + 100_000, rows.count)], types: types, entityIndex: entityIndex, columns: columns,
                 checkingVersion: false, in: session)
-            for row in updated {
-                var cells = row.makeIterator()
-                guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                      let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-                else { continue }
-                versions[key] = version
-            }
+            for (key, version) in try PostgresSession.integerPairs(updated) { versions[key] = version }
         }
         return versions
     }
@@ -195,38 +185,5 @@ extension PostgresStore {
             if found != nil { return found }
         }
         return nil
-    }
-
-    /// The change set of an upsert, and the order of ordered one-to-many
-    /// relationships whose owner a row joined.
-    private func record(
-        _ folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])], entity: EntityDescription,
-        old: [Int64: ContiguousArray<StoredValue>], into result: inout BatchWriteResult, in session: PostgresSession
-    ) throws(StrataError) {
-        let ordered = orderedOwners(of: entity.index)
-        var owners: Set<ChangeSet.ToManyChange> = []
-        for pk in folded.keys.sorted() {
-            let entry = folded[pk]!
-            let columns = entry.values.keys.sorted()
-            result.primaryKeys.append(pk)
-            let change = ChangeSet.Row(
-                objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: pk), entity: entity,
-                ordinals: columns.map { entity.columnOrdinals[$0] }, values: columns.map { entry.values[$0]! }, version: entry.version)
-            if entry.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
-            for owner in ordered {
-                guard let now = entry.values[owner.column] else { continue }
-                let before = entry.inserted ? StoredValue.null : old[pk]?[entity.columnOrdinals[owner.column]] ?? .null
-                guard before != now else { continue }
-                if case .integer(let previousOwner) = before {
-                    owners.insert(toManyChange(entityIndex: owner.entityIndex, ordinal: owner.ordinal, primaryKey: previousOwner))
-                }
-                guard case .integer(let newOwner) = now else { continue }
-                try appendMember(
-                    pk, to: newOwner, column: layout.entities[entity.index].columns[owner.column], position: owner.position,
-                    table: layout.entities[entity.index].table, in: session)
-                owners.insert(toManyChange(entityIndex: owner.entityIndex, ordinal: owner.ordinal, primaryKey: newOwner))
-            }
-        }
-        result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
     }
 }

@@ -200,11 +200,7 @@ extension PostgresWriteExecutor {
             var positions: [Int64: [Int]] = [:]
             positions.reserveCapacity(range.count)
             for position in range { positions[updates[position].primaryKey, default: []].append(position) }
-            for row in updated {
-                var cells = row.makeIterator()
-                guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                      let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-                else { continue }
+            for (key, version) in try PostgresSession.integerPairs(updated) {
                 for position in positions[key] ?? [] { versions[position] = version }
             }
         }

@@ -30,13 +30,10 @@ struct PostgresWriteExecutor: StoreWriteExecutor {
         let versions = Dictionary(expected.map { ($0.primaryKey, $0.version) }, uniquingKeysWith: { _, last in last })
         var stale: [Int64] = []
         var found: Set<Int64> = []
-        for row in try session.rows(
+        let current = try session.rows(
             "SELECT pk, \(StorageNaming.versionColumn) FROM \(entity.table) WHERE pk = ANY($1)",
-            arguments: [.keys(expected.map(\.primaryKey))]) {
-            var cells = row.makeIterator()
-            guard let key = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) }),
-                  let version = try cells.next().flatMap({ cell throws(StrataError) in try PostgresSession.integer(cell) })
-            else { continue }
+            arguments: [.keys(expected.map(\.primaryKey))])
+        for (key, version) in try PostgresSession.integerPairs(current) {
             found.insert(key)
             if versions[key] != version { stale.append(key) }
         }

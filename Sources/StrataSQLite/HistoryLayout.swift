@@ -14,8 +14,6 @@ import StrataSQL
 enum HistoryLayout {
     private static let transactionTable = StorageNaming.historyTransactionTable
     private static let changeTable = StorageNaming.historyChangeTable
-    /// The metadata key holding the highest transaction number pruned so far.
-    static let prunedThroughKey = "historyPrunedThrough"
 
     static let createStatements = [
         """
@@ -43,41 +41,10 @@ enum HistoryLayout {
         "CREATE INDEX IF NOT EXISTS _strata_history_change_transaction ON \(changeTable)(transaction_id, entity)",
     ]
 
-    static let insertTransactionSQL = """
-        INSERT INTO \(transactionTable) (timestamp, author, context_name, process_id, origin) VALUES (?, ?, ?, ?, ?)
-        """
-    static let insertChangeSQL = """
-        INSERT INTO \(changeTable)
-            (transaction_id, change_type, entity, pk, updated_properties, tombstone, old_values, new_values)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    static let selectChangesSQL = """
-        SELECT transaction_id, change_type, entity, pk, updated_properties, tombstone, old_values, new_values
-        FROM \(changeTable) WHERE transaction_id > ? AND transaction_id <= ?
-        """
-    static let prunedThroughSQL = "SELECT value FROM \(StorageNaming.metadataTable) WHERE key = '\(prunedThroughKey)'"
+    /// The shared statements over these tables.
+    static let sql = SQLHistory(dialect: .sqlite, transactionTable: transactionTable, changeTable: changeTable)
+    static let insertTransactionSQL = "INSERT INTO \(transactionTable) (\(SQLHistory.transactionColumns)) VALUES (?, ?, ?, ?, ?)"
+    static let insertChangeSQL = "INSERT INTO \(changeTable) (\(SQLHistory.changeColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    static let prunedThroughSQL = "SELECT value FROM \(StorageNaming.metadataTable) WHERE key = '\(SQLHistory.prunedThroughKey)'"
     static let latestSQL = "SELECT MAX(id) FROM \(transactionTable)"
-    static let prunableBeforeDateSQL = HistoryPruning.lastBeforeDateSQL(table: transactionTable, date: "?")
-
-    /// Change types as stored.
-    static func code(_ type: HistoryChange.ChangeType) -> Int64 {
-        switch type {
-        case .insert: 1
-        case .update: 2
-        case .delete: 3
-        }
-    }
-
-    static func changeType(_ code: Int64) -> HistoryChange.ChangeType? {
-        switch code {
-        case 1: .insert
-        case 2: .update
-        case 3: .delete
-        default: nil
-        }
-    }
-
-    /// Property names are validated identifiers (letters, digits, underscore),
-    /// so a comma separates them unambiguously.
-    static let propertySeparator: Character = ","
 }

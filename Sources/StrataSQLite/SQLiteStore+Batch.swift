@@ -56,31 +56,6 @@ extension SQLiteStore {
                 into: &result, previous: &previous, in: SQLiteWriteExecutor(store: self, db: db))
         }
     }
-
-    /// The to-one columns of an entity whose inverse is an ordered one-to-many,
-    /// with the statement that appends a member to its owner's order.
-    func orderedToOneColumns(of entityIndex: Int) -> [OrderedToOneColumn] {
-        let entity = schema.entities[entityIndex]
-        return entity.columnOrdinals.enumerated().compactMap { column, ordinal in
-            guard entity.relationship(at: ordinal) != nil else { return nil }
-            let owner = entity.destinationIndexByOrdinal[ordinal]
-            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-            guard owner >= 0, inverse >= 0,
-                  case .foreignKey(let storage) = layout.relationships.toMany[owner][inverse] else { return nil }
-            return OrderedToOneColumn(column: column, appendSQL: storage.appendSQL, ownerIndex: owner, ownerOrdinal: inverse)
-        }
-    }
-}
-
-/// A foreign-key column whose inverse is an ordered one-to-many.
-struct OrderedToOneColumn {
-    /// The column's index in the entity's column order.
-    var column: Int
-    /// Puts row `?2` after the other members of owner `?1`.
-    var appendSQL: String
-    /// The owner's entity index and its to-many's ordinal.
-    var ownerIndex: Int
-    var ownerOrdinal: Int
 }
 
 /// Batch writes on the SQLite store: one statement over the matching rows.

@@ -8,17 +8,6 @@ private struct UniqueKeyValue: Hashable {
     var values: [StoredValue]
 }
 
-/// What one returned row of an upsert statement was: the stored row, and the
-/// request row that inserted or updated it.
-private struct UpsertOutcome {
-    var primaryKey: Int64
-    var version: Int64
-    var row: Int
-    var inserted: Bool
-    /// The columns the row wrote.
-    var columns: [Int]
-}
-
 extension SQLiteStore {
     /// Rows per multi-row upsert statement: well inside SQLite's bound-variable limit.
     private func upsertChunkSize(columns: Int) -> Int { max(1, min(256, 30_000 / (columns + 1))) }
@@ -41,38 +30,27 @@ extension SQLiteStore {
             let kept = BatchRows.deduplicated(rows.values, keys: keys, keepLast: action != .keep)
             guard !kept.isEmpty else { return }
             let firstKey = try reserveKeyBlock(entityIndex: entityIndex, count: Int64(kept.count), in: db)
-            let ordered = orderedToOneColumns(of: entityIndex)
-            if action != .keep, (options.historyTracking && options.recordsValueChanges) || !ordered.isEmpty {
+            let hasOrdered = !schema.orderedToOneOrdinals(of: entityIndex).isEmpty
+            if action != .keep, (options.historyTracking && options.recordsValueChanges) || hasOrdered {
                 // Old values of the rows about to change, for history and to-many order.
                 let holders = try keyHolders(of: kept.map { rows.values[$0] }, keys: keys, entityIndex: entityIndex, in: db)
                 try capturePreviousValues(entityIndex: entityIndex, primaryKeys: holders, into: &previous, in: db)
             }
-            let allColumns = schema.batchColumns(of: entity)
             // Rows that write the same columns share a statement.
-            var byColumns: [[Int]: [Int]] = [:]
-            for position in kept.indices {
-                let written: [Int]
-                switch action {
-                case .update(allColumns: true), .keep: written = allColumns
-                case .update(allColumns: false):
-                    written = rows.columnSets.isEmpty ? allColumns : rows.columnSets[rows.columnSetOfRow[kept[position]]]
-                }
-                byColumns[written, default: []].append(position)
-            }
             var outcomes: [UpsertOutcome] = []
             let size = upsertChunkSize(columns: entity.columnOrdinals.count)
-            for written in byColumns.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                let positions = byColumns[written]!
+            for (written, positions) in rows.groupedByWrittenColumns(kept, action: action, allColumns: schema.batchColumns(of: entity)) {
                 for start in stride(from: 0, to: positions.count, by: size) {
                     let chunk = positions[start..<min(start + size, positions.count)].map { position in
-                        (row: position, key: firstKey + Int64(position), values: rows.values[kept[position]])
+                        (row: kept[position], key: firstKey + Int64(position), values: rows.values[kept[position]])
                     }
                     outcomes += try upsertChunk(
                         chunk, written: written, keys: keys, action: action, entity: entity, cached: chunk.count == size, in: db)
                 }
             }
-            try record(outcomes, rows: kept.map { rows.values[$0] }, entity: entity, ordered: ordered,
-                       old: previous.rows[entityIndex] ?? [:], into: &result, in: db)
+            try UpsertRecording.record(
+                outcomes, rows: rows.values, entityIndex: entityIndex, old: previous.rows[entityIndex] ?? [:], of: self,
+                into: &result, in: SQLiteWriteExecutor(store: self, db: db))
         }
     }
 
@@ -163,64 +141,5 @@ extension SQLiteStore {
             outcomes.append(UpsertOutcome(primaryKey: pk, version: rowVersion, row: row, inserted: false, columns: written))
         }
         return outcomes
-    }
-
-    /// Turns what the statements did into the change set, one record per
-    /// stored row, and keeps ordered one-to-many positions in step.
-    private func record(
-        _ outcomes: [UpsertOutcome], rows: [[StoredValue]], entity: EntityDescription, ordered: [OrderedToOneColumn],
-        old: [Int64: ContiguousArray<StoredValue>], into result: inout BatchWriteResult, in db: Database
-    ) throws {
-        // Each stored row reached once (the usual case): its change is its row's
-        // written columns, with no merging of writes.
-        var reached = Set<Int64>(minimumCapacity: outcomes.count)
-        if ordered.isEmpty, outcomes.allSatisfy({ reached.insert($0.primaryKey).inserted }) {
-            for outcome in outcomes.sorted(by: { $0.primaryKey < $1.primaryKey }) {
-                let change = ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: outcome.primaryKey),
-                    entity: entity, ordinals: outcome.columns.map { entity.columnOrdinals[$0] },
-                    values: outcome.columns.map { rows[outcome.row][$0] }, version: outcome.version)
-                result.primaryKeys.append(outcome.primaryKey)
-                if outcome.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
-            }
-            return
-        }
-        // A stored row reached twice (through different keys, by rows that set
-        // different columns) is one change holding both writes, the later on top.
-        var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
-        for outcome in outcomes {
-            var entry = folded[outcome.primaryKey] ?? (outcome.inserted, outcome.version, [:])
-            entry.version = max(entry.version, outcome.version)
-            for column in outcome.columns { entry.values[column] = rows[outcome.row][column] }
-            folded[outcome.primaryKey] = entry
-        }
-        var owners: Set<ChangeSet.ToManyChange> = []
-        for pk in folded.keys.sorted() {
-            let entry = folded[pk]!
-            let id = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: pk)
-            let columns = entry.values.keys.sorted()
-            result.primaryKeys.append(pk)
-            let change = ChangeSet.Row(
-                objectID: id, entity: entity, ordinals: columns.map { entity.columnOrdinals[$0] },
-                values: columns.map { entry.values[$0]! }, version: entry.version)
-            if entry.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
-            // A member of an ordered one-to-many goes after its new owner's other members.
-            for column in ordered {
-                guard let now = entry.values[column.column] else { continue }
-                let before = entry.inserted ? StoredValue.null : old[pk]?[entity.columnOrdinals[column.column]] ?? .null
-                guard before != now else { continue }
-                if case .integer(let previousOwner) = before {
-                    owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: previousOwner))
-                }
-                guard case .integer(let owner) = now else { continue }
-                let append = RawStatement(try db.cachedStatement(sql: column.appendSQL), in: db)
-                append.reset()
-                try append.bind(.integer(owner), at: 1)
-                try append.bind(.integer(pk), at: 2)
-                try append.execute()
-                owners.insert(toManyChange(entityIndex: column.ownerIndex, ordinal: column.ownerOrdinal, primaryKey: owner))
-            }
-        }
-        result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
     }
 }

@@ -64,7 +64,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT id, entity, tombstone, old_values, new_values FROM \(StorageNaming.historyChangeTable)
-                    WHERE id > ? AND entity IN (\(Self.placeholders(entities.count))) ORDER BY id LIMIT 1000
+                    WHERE id > ? AND entity IN (\(Array(repeating: "?", count: entities.count).joined(separator: ", "))) ORDER BY id LIMIT 1000
                     """,
                 arguments: StatementArguments([after] as [any DatabaseValueConvertible] + entities))
             guard let last = rows.last else { return }

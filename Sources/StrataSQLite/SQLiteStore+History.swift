@@ -1,5 +1,6 @@
 import Foundation
 import StrataCore
+import StrataSQL
 import GRDB
 
 extension SQLiteStore {
@@ -34,29 +35,14 @@ extension SQLiteStore {
         guard options.historyTracking, !changes.isEmpty else { return nil }
         let transaction = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertTransactionSQL), in: db)
         transaction.reset()
-        try transaction.bind([
-            .real(Date().timeIntervalSinceReferenceDate), changes.author.map(StoredValue.text) ?? .null,
-            changes.contextName.map(StoredValue.text) ?? .null,
-            .integer(Int64(ProcessInfo.processInfo.processIdentifier)), .text(originIdentifier.uuidString),
-        ])
+        try transaction.bind(SQLHistory.transactionValues(
+            of: changes, timestamp: .real(Date().timeIntervalSinceReferenceDate), origin: originIdentifier))
         try transaction.execute()
         let number = db.lastInsertedRowID
         let statement = RawStatement(try db.cachedStatement(sql: HistoryLayout.insertChangeSQL), in: db)
-        let coder = HistoryValueCoder()
-        for change in HistoryRecording(schema: schema, recordsValues: options.recordsValueChanges, previous: previous)
-            .changes(of: changes) {
-            guard let pk = change.objectID.primaryKey else { continue }
+        for row in SQLHistory.changeRows(of: changes, number: number, schema: schema, options: options, previous: previous) {
             statement.reset()
-            try statement.bind(.integer(number), at: 1)
-            try statement.bind(.integer(HistoryLayout.code(change.changeType)), at: 2)
-            try statement.bind(.text(change.objectID.entityName), at: 3)
-            try statement.bind(.integer(pk), at: 4)
-            if !change.updatedProperties.isEmpty {
-                try statement.bind(.text(change.updatedProperties.sorted().joined(separator: String(HistoryLayout.propertySeparator))), at: 5)
-            }
-            if let tombstone = change.tombstone { try statement.bind(coder.encode(tombstone), at: 6) }
-            if let old = change.oldValues { try statement.bind(coder.encode(old), at: 7) }
-            if let new = change.newValues { try statement.bind(coder.encode(new), at: 8) }
+            try statement.bind(row)
             try statement.execute()
         }
         return HistoryToken(storeIdentifier: identifier, transactionNumber: number)

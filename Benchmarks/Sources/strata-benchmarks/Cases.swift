@@ -21,6 +21,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case grouped = "grouped"
     case controller = "controller"
     case notify = "notify"
+    case batch = "batch"
 
     /// The case number.
     var number: Int {
@@ -43,6 +44,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .grouped: 16
         case .controller: 17
         case .notify: 18
+        case .batch: 19
         }
     }
 

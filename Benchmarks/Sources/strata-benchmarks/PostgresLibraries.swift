@@ -124,6 +124,21 @@ final class PostgresRawLibrary: BenchLibrary {
         try await connection.close()
     }
 
+    /// The batch case's steps: ``insert(_:)`` into an empty table, then
+    /// `UPDATE … SET i1 = $1` and `DELETE FROM …`, each one statement.
+    static func batchSteps(_ rows: [ItemRow], at path: String) async throws -> [Double] {
+        try await create(at: path, rows: [])
+        let library = try await open(at: path)
+        let inserted = try await measure { try await library.insert(rows) }
+        let updated = try await measure {
+            try await library.connection.query("UPDATE \(unescaped: library.table) SET i1 = \(7)", logger: logger)
+        }
+        let deleted = try await measure { try await library.connection.query("DELETE FROM \(unescaped: library.table)", logger: logger) }
+        try await library.close()
+        try BenchPostgres.destroy(path)
+        return [inserted.milliseconds, updated.milliseconds, deleted.milliseconds]
+    }
+
     /// One `INSERT … SELECT FROM unnest(…)` per 10,000 rows, in one transaction.
     func insert(_ rows: [ItemRow]) async throws {
         try await connection.query("BEGIN", logger: Self.logger)

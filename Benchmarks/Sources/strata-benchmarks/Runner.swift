@@ -33,6 +33,7 @@ final class Runner {
         case .grouped: try await grouped()
         case .controller: try await controller()
         case .notify: try await notify()
+        case .batch: try await batch()
         case .migratePostgres: try await migratePostgres()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }

@@ -115,16 +115,10 @@ final class StrataKeyedItem: PersistentModel {
     var score: Double { persistentValue(at: 10, as: Double.self) }
     var name: String { persistentValue(at: 11, as: String.self) }
 
-    /// A batch row handler filling rows from `rows`, as an import would.
     static func batch(_ rows: [ItemRow]) -> BatchInsertRequest<StrataKeyedItem> {
-        var remaining = rows[...]
-        return BatchInsertRequest { row in
-            guard let next = remaining.popFirst() else { return true }
-            row[\.i0] = next.i0; row[\.i1] = next.i1; row[\.i2] = next.i2; row[\.i3] = next.i3
-            row[\.i4] = next.i4; row[\.i5] = next.i5; row[\.i6] = next.i6; row[\.i7] = next.i7
-            row[\.i8] = next.i8; row[\.i9] = next.i9; row[\.score] = next.score; row[\.name] = next.name
-            return false
-        }
+        ItemKeyPaths(
+            integers: [\.i0, \.i1, \.i2, \.i3, \.i4, \.i5, \.i6, \.i7, \.i8, \.i9], score: \.score, name: \.name
+        ).batch(rows)
     }
 }
 

@@ -33,9 +33,9 @@ extension StoreHistoryListing {
                     author: rows[row + 2].isEmpty ? nil : rows[row + 2],
                     contextName: rows[row + 3].isEmpty ? nil : rows[row + 3],
                     changes: stride(from: 0, to: changes.count - 3, by: 4).compactMap { index in
-                        guard let code = Int64(changes[index]), let type = HistoryLayout.changeType(code),
+                        guard let code = Int64(changes[index]), let type = SQLHistory.changeType(code),
                               let key = Int64(changes[index + 2]) else { return nil }
-                        let properties = changes[index + 3].split(separator: HistoryLayout.propertySeparator).map(String.init)
+                        let properties = changes[index + 3].split(separator: SQLHistory.propertySeparator).map(String.init)
                         return Change(
                             type: type, entityName: changes[index + 1], primaryKey: key,
                             updatedProperties: type == .update ? properties : nil)

@@ -42,53 +42,28 @@ extension MemoryStore {
             let old = Dictionary(uniqueKeysWithValues: Set(holders.compactMap { $0 }).compactMap { key in
                 database.row(entityIndex, key).map { (key, $0.values) }
             })
-            let allColumns = schema.batchColumns(of: entity)
             // Rows that write the same columns go together, in the SQLite store's order.
-            var byColumns: [[Int]: [Int]] = [:]
-            for position in kept.indices {
-                let written: [Int] = switch action {
-                case .update(allColumns: true), .keep: allColumns
-                case .update(allColumns: false):
-                    rows.columnSets.isEmpty ? allColumns : rows.columnSets[rows.columnSetOfRow[kept[position]]]
-                }
-                byColumns[written, default: []].append(position)
-            }
-            var folded: [Int64: (inserted: Bool, version: Int64, values: [Int: StoredValue])] = [:]
-            for written in byColumns.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                for position in byColumns[written]! {
+            var outcomes: [UpsertOutcome] = []
+            for (written, positions) in rows.groupedByWrittenColumns(kept, action: action, allColumns: schema.batchColumns(of: entity)) {
+                for position in positions {
                     let values = rows.values[kept[position]]
                     if let stored = holder(of: values, entity: entity, in: database) {
                         guard action != .keep, var row = database.row(entityIndex, stored) else { continue }
+                        guard row.version < .max else { throw SaveWriter.versionExhausted(entity, stored, in: self) }
                         row.version += 1
                         for column in written { row.values[entity.columnOrdinals[column]] = values[column] }
                         try database.put(row, entityIndex: entityIndex, key: stored)
-                        var entry = folded[stored] ?? (false, row.version, [:])
-                        entry.version = row.version
-                        for column in written { entry.values[column] = values[column] }
-                        folded[stored] = entry
+                        outcomes.append(UpsertOutcome(primaryKey: stored, version: row.version, row: kept[position], inserted: false, columns: written))
                     } else {
                         let key = firstKey + Int64(position)
                         try database.put(MemoryDatabase.Row(version: 1, values: byOrdinal(values, entity)), entityIndex: entityIndex, key: key)
-                        var entry = folded[key] ?? (true, 1, [:])
-                        for column in written { entry.values[column] = values[column] }
-                        folded[key] = entry
+                        outcomes.append(UpsertOutcome(primaryKey: key, version: 1, row: kept[position], inserted: true, columns: written))
                     }
                 }
             }
-            var owners: Set<ChangeSet.ToManyChange> = []
-            for pk in folded.keys.sorted() {
-                let entry = folded[pk]!
-                let columns = entry.values.keys.sorted()
-                result.primaryKeys.append(pk)
-                let change = ChangeSet.Row(
-                    objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: pk), entity: entity,
-                    ordinals: columns.map { entity.columnOrdinals[$0] }, values: columns.map { entry.values[$0]! }, version: entry.version)
-                if entry.inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
-                appendToOwners(
-                    entityIndex: entityIndex, key: pk, columns: Set(columns), before: entry.inserted ? nil : old[pk],
-                    in: database, owners: &owners)
-            }
-            result.changes.toManyChanges += owners.sorted { $0.objectID.description < $1.objectID.description }
+            try UpsertRecording.record(
+                outcomes, rows: rows.values, entityIndex: entityIndex, old: old, of: self, into: &result,
+                in: MemoryWriteExecutor(store: self, database: database))
         }
     }
 
@@ -129,28 +104,5 @@ extension MemoryStore {
             if let holder = database.holder(of: key, constraint: constraint, entityIndex: entity.index) { return holder }
         }
         return nil
-    }
-
-    /// A new or moved member of an ordered one-to-many goes after its owner's
-    /// other members; both owners' relationships are recorded.
-    private func appendToOwners(
-        entityIndex: Int, key: Int64, columns: Set<Int>?, before: ContiguousArray<StoredValue>?,
-        in database: MemoryDatabase, owners: inout Set<ChangeSet.ToManyChange>
-    ) {
-        let entity = schema.entities[entityIndex]
-        for ordinal in schema.orderedToOneOrdinals(of: entityIndex) {
-            guard columns.map({ $0.contains(entity.columnIndexByOrdinal[ordinal]) }) ?? true,
-                  let now = database.row(entityIndex, key)?.values[ordinal] else { continue }
-            let previousOwner = before?[ordinal] ?? .null
-            guard previousOwner != now else { continue }
-            let ownerIndex = entity.destinationIndexByOrdinal[ordinal]
-            let inverse = entity.inverseOrdinalByOrdinal[ordinal]
-            if case .integer(let owner) = previousOwner {
-                owners.insert(toManyChange(entityIndex: ownerIndex, ordinal: inverse, primaryKey: owner))
-            }
-            guard case .integer(let owner) = now else { continue }
-            database.appendPosition(entityIndex: entityIndex, key: key, ordinal: ordinal)
-            owners.insert(toManyChange(entityIndex: ownerIndex, ordinal: inverse, primaryKey: owner))
-        }
     }
 }

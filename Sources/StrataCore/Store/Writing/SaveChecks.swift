@@ -11,16 +11,11 @@
 ///
 /// ```swift
 /// let checks = try SaveChecks(request, schema: schema, versions: false, in: executor)
-/// let first = request.deletes.filter(checks.deletesFirst)
+/// let first = request.deletes.filter { checks.deletesFirst.contains(RowKey($0.entityIndex, $0.primaryKey)) }
 /// ```
 package struct SaveChecks {
     package var conflicts = StoreConflicts()
     package var deletesFirst: Set<RowKey> = []
-
-    /// Whether a deletion goes before the save's other writes.
-    package func deletesFirst(_ delete: RowDelete) -> Bool {
-        !deletesFirst.isEmpty && deletesFirst.contains(RowKey(delete.entityIndex, delete.primaryKey))
-    }
 
     package init<Executor: StoreWriteExecutor>(
         _ request: SaveRequest, schema: Schema, versions: Bool, in executor: Executor

@@ -72,9 +72,15 @@ package enum SaveWriter {
 }
 
 /// One attempt's writes and the result they build.
+///
+/// The per-row work here runs once for each row a save writes, through a
+/// store the compiler does not specialize for: what it needs of the store is
+/// read once, and change-set rows are made directly.
 private struct Writing<Store: PersistentStore> {
     let request: SaveRequest
     let store: Store
+    let schema: Schema
+    let identifier: String
     /// Whether versions were checked before writing (the second attempt).
     let checked: Bool
     var result: SaveResult
@@ -82,6 +88,8 @@ private struct Writing<Store: PersistentStore> {
     init(request: SaveRequest, origin: ObjectIdentifier?, store: Store, checked: Bool) {
         self.request = request
         self.store = store
+        schema = store.schema
+        identifier = store.identifier
         self.checked = checked
         var changes = store.changeSet(author: request.author, contextName: request.contextName, origin: origin)
         changes.inserted.reserveCapacity(request.inserts.count)
@@ -90,42 +98,47 @@ private struct Writing<Store: PersistentStore> {
         result = SaveResult(changes: changes)
     }
 
-    var schema: Schema { store.schema }
+    private func row(
+        _ entity: EntityDescription, _ key: Int64, ordinals: [Int], values: [StoredValue], version: Int64
+    ) -> ChangeSet.Row {
+        ChangeSet.Row(
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key), entity: entity,
+            ordinals: ordinals, values: values, version: version)
+    }
 
     // MARK: Inserts
 
     /// Reserves a block of keys per entity, fills in the keys of new rows
     /// that rows refer to, and inserts each entity's rows.
     mutating func insert<Executor: StoreWriteExecutor>(in executor: Executor) throws(Executor.Failure) {
-        guard !request.inserts.isEmpty else { return }
+        guard let firstInsert = request.inserts.first else { return }
+        let inserts = request.inserts
+        let singleEntity = !inserts.contains { $0.entityIndex != firstInsert.entityIndex }
         var counts = [Int64](repeating: 0, count: schema.entities.count)
-        for insert in request.inserts { counts[insert.entityIndex] += 1 }
+        for insert in inserts { counts[insert.entityIndex] += 1 }
         var next = [Int64](repeating: 0, count: schema.entities.count)
         for (entityIndex, count) in counts.enumerated() where count > 0 {
             next[entityIndex] = try executor.reserveKeys(entityIndex: entityIndex, count: count)
         }
-        result.insertedKeys.reserveCapacity(request.inserts.count)
-        for insert in request.inserts {
+        result.insertedKeys.reserveCapacity(inserts.count)
+        for insert in inserts {
             let key = next[insert.entityIndex]
             // Wrapping: the value after a block's last key is never used.
             next[insert.entityIndex] = key &+ 1
             result.insertedKeys.append(key)
         }
         let needsKeyMap = !request.toManyWrites.isEmpty || !request.toManyAppends.isEmpty
-            || request.inserts.contains { !$0.pendingReferences.isEmpty }
+            || inserts.contains { !$0.pendingReferences.isEmpty }
             || request.updates.contains { !$0.pendingReferences.isEmpty }
         if needsKeyMap {
-            result.assignedKeys.reserveCapacity(request.inserts.count)
-            for (insert, key) in zip(request.inserts, result.insertedKeys) { result.assignedKeys[insert.temporaryKey] = key }
+            result.assignedKeys.reserveCapacity(inserts.count)
+            for (insert, key) in zip(inserts, result.insertedKeys) { result.assignedKeys[insert.temporaryKey] = key }
         }
         // Rows by entity, each entity's in the request's order.
-        var keysByEntity = [[Int64]](repeating: [], count: schema.entities.count)
-        var rowsByEntity = [[[StoredValue]]](repeating: [], count: schema.entities.count)
-        for (entityIndex, count) in counts.enumerated() where count > 0 {
-            keysByEntity[entityIndex].reserveCapacity(Int(count))
-            rowsByEntity[entityIndex].reserveCapacity(Int(count))
-        }
-        for (insert, key) in zip(request.inserts, result.insertedKeys) {
+        var rowsByEntity = [[[StoredValue]]](repeating: [], count: singleEntity ? 1 : schema.entities.count)
+        var keysByEntity = [[Int64]](repeating: [], count: singleEntity ? 0 : schema.entities.count)
+        rowsByEntity[singleEntity ? 0 : firstInsert.entityIndex].reserveCapacity(singleEntity ? inserts.count : 0)
+        for (insert, key) in zip(inserts, result.insertedKeys) {
             var values = insert.values
             for reference in insert.pendingReferences {
                 guard let target = result.assignedKeys[reference.temporaryKey] else {
@@ -133,11 +146,18 @@ private struct Writing<Store: PersistentStore> {
                 }
                 values[reference.column] = .integer(target)
             }
-            keysByEntity[insert.entityIndex].append(key)
-            rowsByEntity[insert.entityIndex].append(values)
-            result.changes.inserted.append(store.changedRow(
-                entityIndex: insert.entityIndex, primaryKey: key, ordinals: schema.entities[insert.entityIndex].columnOrdinals,
-                values: values, version: 1))
+            if singleEntity {
+                rowsByEntity[0].append(values)
+            } else {
+                keysByEntity[insert.entityIndex].append(key)
+                rowsByEntity[insert.entityIndex].append(values)
+            }
+            let entity = schema.entities[insert.entityIndex]
+            result.changes.inserted.append(row(entity, key, ordinals: entity.columnOrdinals, values: values, version: 1))
+        }
+        if singleEntity {
+            try executor.insertRows(entityIndex: firstInsert.entityIndex, keys: result.insertedKeys, rows: rowsByEntity[0])
+            return
         }
         for (entityIndex, count) in counts.enumerated() where count > 0 {
             try executor.insertRows(entityIndex: entityIndex, keys: keysByEntity[entityIndex], rows: rowsByEntity[entityIndex])
@@ -150,22 +170,25 @@ private struct Writing<Store: PersistentStore> {
     /// request first names them; false when a first attempt found a row at
     /// another version.
     mutating func update<Executor: StoreWriteExecutor>(in executor: Executor) throws(Executor.Failure) -> Bool {
-        guard !request.updates.isEmpty else { return true }
+        let updates = request.updates
+        guard !updates.isEmpty else { return true }
         var groups: [[Int]] = []
         var groupOfShape: [UpdateShape: Int] = [:]
-        var resolved: [RowUpdate] = []
-        resolved.reserveCapacity(request.updates.count)
         var last: (shape: UpdateShape, group: Int)?
-        for (position, update) in request.updates.enumerated() {
-            var row = update
+        var resolved: [RowUpdate]?
+        for (position, update) in updates.enumerated() {
             if !update.pendingReferences.isEmpty {
-                do { row.values = try update.resolvedValues(assignedKeys: result.assignedKeys) } catch { throw Executor.failure(error) }
-                row.pendingReferences = []
+                if resolved == nil { resolved = updates }
+                do {
+                    resolved![position].values = try update.resolvedValues(assignedKeys: result.assignedKeys)
+                } catch {
+                    throw Executor.failure(error)
+                }
+                resolved![position].pendingReferences = []
             }
             if let expected = update.expectedVersion, expected == .max {
                 throw Executor.failure(SaveWriter.versionExhausted(schema.entities[update.entityIndex], update.primaryKey, in: store))
             }
-            resolved.append(row)
             let shape = UpdateShape(entityIndex: update.entityIndex, columns: update.columns, versioned: update.expectedVersion != nil)
             // A save usually changes the same columns of many rows in a row.
             if let last, last.shape == shape {
@@ -179,27 +202,29 @@ private struct Writing<Store: PersistentStore> {
                 groups.append([position])
             }
         }
-        var versions = [Int64?](repeating: nil, count: request.updates.count)
+        let rows = resolved ?? updates
+        var versions = [Int64?](repeating: nil, count: updates.count)
         for positions in groups {
-            let rows = positions.count == resolved.count ? resolved : positions.map { resolved[$0] }
-            let written = try executor.updateRows(rows, checked: checked)
+            let written = try executor.updateRows(positions.count == rows.count ? rows : positions.map { rows[$0] }, checked: checked)
             for (position, version) in zip(positions, written) { versions[position] = version }
         }
-        result.updatedVersions.reserveCapacity(request.updates.count)
-        for (position, update) in resolved.enumerated() {
+        result.updatedVersions.reserveCapacity(updates.count)
+        // The ordinals of the last column set: rows of one set share the array.
+        var ordinals: (entityIndex: Int, columns: [Int], ordinals: [Int])?
+        for (position, update) in rows.enumerated() {
+            let entity = schema.entities[update.entityIndex]
             guard let version = versions[position] else {
                 if !checked, update.expectedVersion != nil { return false }
-                let entity = schema.entities[update.entityIndex]
-                let objectID = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: update.primaryKey)
+                let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
                 throw Executor.failure(StrataError(
                     .mergeConflict, "\(objectID) was deleted from the store by another context; nothing was saved",
                     entityName: entity.name, objectIDs: [objectID]))
             }
             result.updatedVersions.append(version)
-            let ordinals = schema.entities[update.entityIndex].columnOrdinals
-            result.changes.updated.append(store.changedRow(
-                entityIndex: update.entityIndex, primaryKey: update.primaryKey, ordinals: update.columns.map { ordinals[$0] },
-                values: update.values, version: version))
+            if ordinals == nil || ordinals!.entityIndex != update.entityIndex || ordinals!.columns != update.columns {
+                ordinals = (update.entityIndex, update.columns, update.columns.map { entity.columnOrdinals[$0] })
+            }
+            result.changes.updated.append(row(entity, update.primaryKey, ordinals: ordinals!.ordinals, values: update.values, version: version))
         }
         return true
     }
@@ -232,18 +257,17 @@ private struct Writing<Store: PersistentStore> {
             let deleted = try executor.deleteRows(entityIndex: entityIndex, rows, checked: checked) {
                 guard !recorded else { return }
                 recorded = true
-                for row in rows {
-                    result.changes.deleted.append(store.deletedRow(entityIndex: entityIndex, primaryKey: row.primaryKey))
-                }
+                recordDeletions(of: entityIndex, rows)
             }
             guard deleted else { return false }
-            if !recorded {
-                for row in rows {
-                    result.changes.deleted.append(store.deletedRow(entityIndex: entityIndex, primaryKey: row.primaryKey))
-                }
-            }
+            if !recorded { recordDeletions(of: entityIndex, rows) }
         }
         return true
+    }
+
+    private mutating func recordDeletions(of entityIndex: Int, _ rows: ArraySlice<RowDelete>) {
+        let entity = schema.entities[entityIndex]
+        for deleted in rows { result.changes.deleted.append(row(entity, deleted.primaryKey, ordinals: [], values: [], version: 0)) }
     }
 }
 
