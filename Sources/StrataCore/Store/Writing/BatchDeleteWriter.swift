@@ -60,7 +60,7 @@ package enum BatchDeleteWriter {
         }
         result.changes.toManyChanges = try survivingOwners(of: marked, schema: schema, store: store, in: executor)
         for (doomedIndex, keys) in marked.sorted(by: { $0.key < $1.key }) {
-            result.changes.deleted += keys.map { store.deletedRow(entityIndex: doomedIndex, primaryKey: $0) }
+            result.changes.deleted += keys.map(ChangedRows(entityIndex: doomedIndex, of: store).deleted)
             if PreviousValues.needed(forDeleting: doomedIndex, schema: schema, options: store.options) {
                 try previous.read(entityIndex: doomedIndex, keys: keys, in: executor)
             }

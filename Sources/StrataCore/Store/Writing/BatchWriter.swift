@@ -51,9 +51,9 @@ package enum BatchWriter {
         try executor.insertRows(entityIndex: entityIndex, keys: keys, rows: rows)
         result.primaryKeys += keys
         result.changes.inserted.reserveCapacity(rows.count)
+        let changed = ChangedRows(entity, storeIdentifier: store.identifier)
         for (key, values) in zip(keys, rows) {
-            result.changes.inserted.append(store.changedRow(
-                entityIndex: entityIndex, primaryKey: key, ordinals: entity.columnOrdinals, values: values, version: 1))
+            result.changes.inserted.append(changed.row(key, ordinals: entity.columnOrdinals, values: values, version: 1))
         }
         var owners: Set<ChangeSet.ToManyChange> = []
         for ordinal in schema.orderedToOneOrdinals(of: entityIndex) {
@@ -82,8 +82,7 @@ package enum BatchWriter {
         let updated = try executor.updateMatching(entityIndex: entityIndex, predicate: predicate, ordinals: ordinals, values: values)
             .sorted { $0.primaryKey < $1.primaryKey }
         result.primaryKeys = updated.map(\.primaryKey)
-        result.changes.updated = updated.map { key, version in
-            store.changedRow(entityIndex: entityIndex, primaryKey: key, ordinals: ordinals, values: values, version: version)
-        }
+        let changed = ChangedRows(entityIndex: entityIndex, of: store)
+        result.changes.updated = updated.map { key, version in changed.row(key, ordinals: ordinals, values: values, version: version) }
     }
 }

@@ -38,3 +38,38 @@ extension PersistentStore {
             relationshipName: entity.properties[ordinal].name, entityIndex: entityIndex, ordinal: ordinal)
     }
 }
+
+/// Makes the change-set rows of one entity of a store, having read the store
+/// once: for writes that make a row per stored row, through a store the
+/// compiler does not specialize for.
+///
+/// ```swift
+/// let rows = ChangedRows(entityIndex: book.index, of: store)
+/// changes.deleted += keys.map(rows.deleted)
+/// ```
+package struct ChangedRows {
+    package let entity: EntityDescription
+    let storeIdentifier: String
+
+    package init(entityIndex: Int, of store: some PersistentStore) {
+        entity = store.schema.entities[entityIndex]
+        storeIdentifier = store.identifier
+    }
+
+    package init(_ entity: EntityDescription, storeIdentifier: String) {
+        self.entity = entity
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// A row an insertion or update wrote: the properties at `ordinals` now hold `values`.
+    package func row(_ key: Int64, ordinals: [Int], values: [StoredValue], version: Int64) -> ChangeSet.Row {
+        ChangeSet.Row(
+            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: key), entity: entity,
+            ordinals: ordinals, values: values, version: version)
+    }
+
+    /// A deleted row: no properties, version 0.
+    package func deleted(_ key: Int64) -> ChangeSet.Row {
+        row(key, ordinals: [], values: [], version: 0)
+    }
+}

@@ -61,8 +61,8 @@ package enum SaveWriter {
         try executor.releaseDeniedKeys(edges, among: deletes)
     }
 
-    /// The first version an update may not move a row past: a row already at
-    /// the highest version (set by another program) is refused, not wrapped.
+    /// The error of a write to a row already at the highest version a row can
+    /// have (set by another program): refused rather than wrapped.
     package static func versionExhausted(_ entity: EntityDescription, _ primaryKey: Int64, in store: some PersistentStore) -> StrataError {
         let id = ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: primaryKey)
         return StrataError(
@@ -101,9 +101,7 @@ private struct Writing<Store: PersistentStore> {
     private func row(
         _ entity: EntityDescription, _ key: Int64, ordinals: [Int], values: [StoredValue], version: Int64
     ) -> ChangeSet.Row {
-        ChangeSet.Row(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: key), entity: entity,
-            ordinals: ordinals, values: values, version: version)
+        ChangedRows(entity, storeIdentifier: identifier).row(key, ordinals: ordinals, values: values, version: version)
     }
 
     // MARK: Inserts
