@@ -171,6 +171,7 @@ private struct Writing<Store: PersistentStore> {
         let updates = request.updates
         guard !updates.isEmpty else { return true }
         var groups: [[Int]] = []
+        // Made at the second column set: most saves change one.
         var groupOfShape: [UpdateShape: Int] = [:]
         var last: (shape: UpdateShape, group: Int)?
         var resolved: [RowUpdate]?
@@ -191,27 +192,37 @@ private struct Writing<Store: PersistentStore> {
             // A save usually changes the same columns of many rows in a row.
             if let last, last.shape == shape {
                 groups[last.group].append(position)
-            } else if let group = groupOfShape[shape] {
+                continue
+            }
+            if let first = last, groupOfShape.isEmpty { groupOfShape[first.shape] = first.group }
+            if let group = groupOfShape[shape] {
                 groups[group].append(position)
                 last = (shape, group)
             } else {
-                groupOfShape[shape] = groups.count
+                if !groupOfShape.isEmpty { groupOfShape[shape] = groups.count }
                 last = (shape, groups.count)
                 groups.append([position])
             }
         }
         let rows = resolved ?? updates
-        var versions = [Int64?](repeating: nil, count: updates.count)
-        for positions in groups {
-            let written = try executor.updateRows(positions.count == rows.count ? rows : positions.map { rows[$0] }, checked: checked)
-            for (position, version) in zip(positions, written) { versions[position] = version }
+        let versions: [Int64?]
+        if groups.count == 1 {
+            versions = try executor.updateRows(rows, checked: checked)
+        } else {
+            var byPosition = [Int64?](repeating: nil, count: updates.count)
+            for positions in groups {
+                let written = try executor.updateRows(positions.map { rows[$0] }, checked: checked)
+                for (position, version) in zip(positions, written) { byPosition[position] = version }
+            }
+            versions = byPosition
         }
         result.updatedVersions.reserveCapacity(updates.count)
         // The ordinals of the last column set: rows of one set share the array.
         var ordinals: (entityIndex: Int, columns: [Int], ordinals: [Int])?
         for (position, update) in rows.enumerated() {
             let entity = schema.entities[update.entityIndex]
-            guard let version = versions[position] else {
+            // A first attempt's executor may stop at its first miss.
+            guard position < versions.count, let version = versions[position] else {
                 if !checked, update.expectedVersion != nil { return false }
                 let objectID = ObjectID(entityName: entity.name, storeIdentifier: identifier, primaryKey: update.primaryKey)
                 throw Executor.failure(StrataError(
