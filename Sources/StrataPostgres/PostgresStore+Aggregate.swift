@@ -21,8 +21,8 @@ extension PostgresStore {
     ) throws(StrataError) -> StoredValue {
         guard let value else { return .integer(Int64(try count(plan))) }
         var renderer = PostgresQueryRenderer(layout: layout)
-        var columns = ["\(try renderer.value(value)) AS a0"]
-        if collation == .folded { columns.append("\(try renderer.folded(value)) AS f0") }
+        var columns = ["\(try renderer.value(value).sql) AS a0"]
+        if collation == .folded { columns.append("\(try renderer.folded(value).sql) AS f0") }
         let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
         if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
         let page = select.unorderedSQL(columns: columns.joined(separator: ", "))
@@ -39,13 +39,13 @@ extension PostgresStore {
         // The inner columns: each key and its folded form, each function's argument and its folded form.
         var columns: [String] = []
         for (index, key) in query.keys.enumerated() {
-            columns.append("\(try renderer.value(key.value)) AS k\(index)")
-            if key.collation == .folded { columns.append("\(try renderer.folded(key.value)) AS kf\(index)") }
+            columns.append("\(try renderer.value(key.value).sql) AS k\(index)")
+            if key.collation == .folded { columns.append("\(try renderer.folded(key.value).sql) AS kf\(index)") }
         }
         for (index, function) in query.aggregates.enumerated() {
             guard let value = function.value else { continue }
-            columns.append("\(try renderer.value(value)) AS a\(index)")
-            if function.collation == .folded { columns.append("\(try renderer.folded(value)) AS f\(index)") }
+            columns.append("\(try renderer.value(value).sql) AS a\(index)")
+            if function.collation == .folded { columns.append("\(try renderer.folded(value).sql) AS f\(index)") }
         }
         let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
         if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }

@@ -46,7 +46,7 @@ extension PostgresStore {
 extension PostgresWriteExecutor: BatchWriteExecutor {
     func keysMatching(entityIndex: Int, predicate: StoreExpression?) throws(StrataError) -> [Int64] {
         var renderer = PostgresQueryRenderer(layout: store.layout)
-        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate).sql }
         let select = "SELECT t0.pk FROM \(store.layout.entities[entityIndex].table) AS t0" + (condition.map { " WHERE \($0)" } ?? "")
         return try store.integers(select, renderer.arguments, in: session)
     }
@@ -62,10 +62,10 @@ extension PostgresWriteExecutor: BatchWriteExecutor {
         var assignments = ["\(version) = t0.\(version) + 1"]
         for (ordinal, value) in zip(ordinals, values) {
             let column = entity.columnIndexByOrdinal[ordinal]
-            assignments.append("\(table.columns[column]) = \(renderer.bind(value))")
-            if let folded = table.foldedColumns[column] { assignments.append("\(folded) = \(renderer.bind(PostgresLayout.folded(value)))") }
+            assignments.append("\(table.columns[column]) = \(renderer.bind(value).sql)")
+            if let folded = table.foldedColumns[column] { assignments.append("\(folded) = \(renderer.bind(PostgresLayout.folded(value)).sql)") }
         }
-        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+        let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate).sql }
         let sql = "UPDATE \(table.table) AS t0 SET \(assignments.joined(separator: ", "))"
             + (condition.map { " WHERE \($0)" } ?? "") + " RETURNING t0.pk, t0.\(version)"
         return try PostgresSession.integerPairs(try session.rows(sql, renderer.arguments)).map { ($0, $1) }

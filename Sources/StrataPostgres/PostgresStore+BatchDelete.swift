@@ -39,7 +39,7 @@ extension PostgresWriteExecutor: BatchDeleteExecutor {
         case .matching(let predicate):
             // The entity index is $1; the condition's values follow.
             var renderer = PostgresQueryRenderer(layout: store.layout, arguments: [.integer(Int64(entityIndex))])
-            let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate) }
+            let condition = try predicate.map { predicate throws(StrataError) in try renderer.condition(predicate).sql }
             let sql = "INSERT INTO \(doomed) (entity, pk) SELECT $1, t0.pk FROM \(table) AS t0" + (condition.map { " WHERE \($0)" } ?? "")
             try session.execute(sql, renderer.arguments)
         case .keys(let keys):

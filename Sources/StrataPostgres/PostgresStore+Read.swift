@@ -104,7 +104,7 @@ extension PostgresStore {
         guard !columns.isEmpty else { return try fetchKeys(plan).map { _ in [] } }
         // The columns' values are bound first, the select's own after them.
         var renderer = PostgresQueryRenderer(layout: layout)
-        let list = try columns.map { column throws(StrataError) in try renderer.value(column) }
+        let list = try columns.map { column throws(StrataError) in try renderer.value(column).sql }
         let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
         if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
         let rows = try pool.withSession { session throws(StrataError) in

@@ -94,6 +94,9 @@ package struct SQLTerm {
     package static let falseValue = SQLTerm.atomic("0")
     package static let trueValue = SQLTerm.atomic("1")
 
+    /// The term's SQL text.
+    package var sql: String { fragment.sql }
+
     /// The fragment, parenthesized when it binds less tightly than `minimum`.
     package func operand(atLeast minimum: SQLPrecedence) -> SQLFragment {
         precedence >= minimum ? fragment : SQLFragment("(") + fragment + SQLFragment(")")

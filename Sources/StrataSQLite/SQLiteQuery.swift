@@ -1,241 +1,106 @@
 import StrataCore
 import StrataSQL
-/// Renders Strata's store-neutral query form as SQLite SQL over the store's
-/// tables, every value bound.
-///
-/// The fetched row has the alias `t0`. A property of an object reached through
-/// a to-one relationship is a correlated subquery on the destination's table,
-/// and each to-many test an `EXISTS` or `COUNT` subquery (through the join table
-/// for many-to-many and inverse-less to-many relationships); those subqueries
-/// get aliases `t1`, `t2`, … in the order they appear.
+/// How SQLite spells Strata's queries: conditions are numbers, text compares
+/// by the store's collations and functions, arithmetic is checked by
+/// `strata_arithmetic`, and `hasPrefix` on an indexed column becomes a range
+/// the index serves.
 ///
 /// ```swift
 /// var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-/// renderer.render(.compare(.property(.row(0, entity: 1), 2), .greaterThanOrEqual, .value(.integer(2000)))).fragment
+/// renderer.condition(.compare(.property(.row(0, entity: 1), 2), .greaterThanOrEqual, .value(.integer(2000)))).fragment
 /// // t0."year" >= ?   [.integer(2000)]
 /// ```
-struct SQLiteQueryRenderer {
+struct SQLiteExpressionDialect: SQLExpressionDialect {
+    typealias Failure = Never
+    typealias Renderer = SQLExpressionRenderer<Self>
+
     let schema: Schema
     let layout: StoreLayout
-    private var nextAlias = 1
-    private var aliases: [Int: String] = [0: "t0"]
 
-    init(schema: Schema, layout: StoreLayout) {
-        self.schema = schema
-        self.layout = layout
-    }
+    static let placeholders = SQLDialect.sqlite
+    static let trueValue = SQLTerm.atomic("1")
+    static let falseValue = SQLTerm.atomic("0")
+    static let nullSafeEqual = "IS"
+    static let nullSafeNotEqual = "IS NOT"
+    static let textPosition = "instr"
 
-    private mutating func makeAlias() -> String {
-        defer { nextAlias += 1 }
-        return "t\(nextAlias)"
-    }
+    func value(ofCondition term: SQLTerm) -> SQLTerm { term }
+    func condition(ofValue term: SQLTerm) -> SQLTerm { term }
+    func table(of entityIndex: Int) -> String { quote(schema.entities[entityIndex].name) }
 
-    /// The SQL of an expression.
-    mutating func render(_ expression: StoreExpression) -> SQLTerm {
-        switch expression {
-        case .value(let value):
-            return .bound(value)
-        case .boolean(let value):
-            return value ? .trueValue : .falseValue
-        case .key(let object):
-            return key(of: object)
-        case .property(let object, let ordinal):
-            return property(ordinal, of: object)
-        case .equal(let lhs, let rhs):
-            return .binary(render(lhs), "IS", render(rhs), .equality)
-        case .notEqual(let lhs, let rhs):
-            return .binary(render(lhs), "IS NOT", render(rhs), .equality)
-        case .compare(let lhs, let op, let rhs, let collation):
-            var left = render(lhs)
-            if collation != .binary {
-                left = SQLTerm(left.operand(atLeast: .atomic) + SQLFragment(" COLLATE \(collation.sqlName)"), .unary)
-            }
-            return .binary(left, op.rawValue, render(rhs), op == .equal ? .equality : .relational)
-        case .and(let lhs, let rhs):
-            if lhs.canFail { return inOrder(lhs, thenWhenTrue: rhs, otherwise: "0") }
-            if rhs.canFail {
-                // The left side also stays a term of its own, which an index
-                // may serve: rows it rules out are rows Swift never divides in.
-                return .binary(render(lhs), "AND", inOrder(lhs, thenWhenTrue: rhs, otherwise: "0"), .and)
-            }
-            return .binary(render(lhs), "AND", render(rhs), .and)
-        case .or(let lhs, let rhs):
-            if lhs.canFail || rhs.canFail { return inOrder(lhs, thenWhenFalse: rhs, otherwise: "1") }
-            return .binary(render(lhs), "OR", render(rhs), .or)
-        case .not(.isNull(let value)):
-            return .binary(render(value), "IS NOT", .null, .equality)
-        case .not(let condition):
-            return .not(render(condition))
-        case .arithmetic(let lhs, let op, let rhs, let domain):
-            return checkedArithmetic(op, render(lhs), render(rhs), domain)
-        case .negate(let value, let domain):
-            if case .integer = domain { return checkedArithmetic(.subtract, .atomic("0"), render(value), domain) }
-            return SQLTerm(SQLFragment("-") + render(value).operand(atLeast: .atomic), .unary)
-        case .coalesce(let first, let second):
-            return .call("COALESCE", [render(first), render(second)])
-        case .conditional(let test, let yes, let no):
-            var fragment = SQLFragment("CASE WHEN ") + render(test).fragment
-            fragment.append(" THEN ")
-            fragment.append(render(yes).fragment)
-            fragment.append(" ELSE ")
-            fragment.append(render(no).fragment)
-            fragment.append(" END")
-            return SQLTerm(fragment, .atomic)
-        case .isNull(let value):
-            return .binary(render(value), "IS", .null, .equality)
-        case .unwrapped(let value):
-            return .call(UnwrapFunction.name, [render(value)])
-        case .inList(let subject, let values):
-            let list = SQLFragment.joined(values.map { SQLTerm.bound($0).fragment }, separator: ", ")
-            return SQLTerm(render(subject).operand(atLeast: .additive) + SQLFragment(" IN (") + list + SQLFragment(")"), .equality)
-        case .between(let subject, let low, let high):
-            if subject.canFail || low.canFail || high.canFail {
-                // The upper bound only for a value at or above the lower one, as everywhere.
-                return render(.and(.compare(subject, .greaterThanOrEqual, low), .compare(subject, .lessThanOrEqual, high)))
-            }
-            let fragment = render(subject).operand(atLeast: .additive) + SQLFragment(" BETWEEN ")
-                + render(low).operand(atLeast: .additive) + SQLFragment(" AND ") + render(high).operand(atLeast: .additive)
-            return SQLTerm(fragment, .equality)
-        case .hasPrefix(let string, let prefix):
-            // `substr` by code point: case-sensitive, unlike `LIKE`.
-            let start = render(prefix)
-            let head = SQLTerm.call("substr", [render(string), .atomic("1"), .call("length", [start])])
-            let test = SQLTerm.binary(head, "=", start, .equality)
-            guard hasIndex(leadingWith: string) else { return test }
-            // Text starts with `start` exactly when it lies in [start, start || 0xF5)
-            // byte-wise (no UTF-8 byte is 0xF5): a range an index serves alone.
-            // Values that are not text (another program's) fall outside it, as
-            // they cannot be read as a String attribute anyway.
-            let upper = SQLTerm.binary(start, "||", .atomic("CAST(X'F5' AS TEXT)"), .unary)
-            return .binary(
-                .binary(render(string), ">=", start, .relational), "AND", .binary(render(string), "<", upper, .relational), .and)
-        case .containsText(let string, let part):
-            return .binary(.call("instr", [render(string), render(part)]), ">", .atomic("0"), .relational)
-        case .transformed(let text, let transform):
-            return .call(TextMatchingFunctions.name(of: transform), [render(text)])
-        case .exists(let relationship, let variable, let condition):
-            let alias = makeAlias()
-            aliases[variable] = alias
-            let (from, link) = source(of: relationship, alias: alias)
-            let filter = condition.map { condition in
-                let rendered = render(condition)
-                return SQLTerm.binary(link, "AND", condition.canFail ? Self.guarded(rendered, after: link, skipWhenLeftIs: false) : rendered, .and)
-            } ?? link
-            var fragment = SQLFragment("EXISTS (SELECT 1 FROM \(from) WHERE ")
-            fragment.append(filter.fragment)
-            fragment.append(")")
-            return SQLTerm(fragment, .atomic)
-        case .count(let relationship):
-            let (from, link) = source(of: relationship, alias: makeAlias())
-            var fragment = SQLFragment("(SELECT COUNT(*) FROM \(from) WHERE ")
-            fragment.append(link.fragment)
-            fragment.append(")")
-            return SQLTerm(fragment, .atomic)
+    func members(of entityIndex: Int, ordinal: Int) -> SQLToManyStorage {
+        let owner = schema.entities[entityIndex]
+        if case .joinTable? = layout.relationships.toMany[entityIndex][ordinal],
+           let join = StorageNaming.joinTable(of: owner, ordinal: ordinal, in: schema) {
+            return .joinTable(table: quote(join.table), owner: quote(join.owner), member: quote(join.member))
         }
+        let destination = schema.entities[owner.destinationIndexByOrdinal[ordinal]]
+        return .foreignKey(column: quote(destination.properties[owner.inverseOrdinalByOrdinal[ordinal]].name))
     }
 
-    /// `&&` (`||`) whose sides can fail the query, as Swift evaluates it: the
-    /// left side on every row, the right side only where it decides the
-    /// result. SQLite may otherwise evaluate `AND` and `OR` terms in any order,
-    /// or skip rows by an index on one of them; a `CASE` fixes the order and
-    /// keeps every row. Conditions are two-valued where Swift's are `Bool`.
-    private mutating func inOrder(_ left: StoreExpression, thenWhenTrue right: StoreExpression, otherwise: String) -> SQLTerm {
-        caseTerm(render(left), then: render(right), else: .atomic(otherwise))
-    }
-
-    private mutating func inOrder(_ left: StoreExpression, thenWhenFalse right: StoreExpression, otherwise: String) -> SQLTerm {
-        caseTerm(render(left), then: .atomic(otherwise), else: render(right))
-    }
-
-    private func caseTerm(_ test: SQLTerm, then yes: SQLTerm, else no: SQLTerm) -> SQLTerm {
-        var fragment = SQLFragment("CASE WHEN ") + test.fragment
-        fragment.append(" THEN ")
-        fragment.append(yes.fragment)
-        fragment.append(" ELSE ")
-        fragment.append(no.fragment)
-        fragment.append(" END")
-        return SQLTerm(fragment, .atomic)
-    }
-
-    /// `CASE WHEN NOT left THEN NULL ELSE right END` (`skip` false): the
-    /// right side of a member row's condition runs only for members, while
-    /// the left side stays a term SQLite can use an index for.
-    private static func guarded(_ right: SQLTerm, after left: SQLTerm, skipWhenLeftIs skip: Bool) -> SQLTerm {
-        var fragment = SQLFragment(skip ? "CASE WHEN " : "CASE WHEN NOT ")
-        fragment.append(left.operand(atLeast: .not))
-        fragment.append(" THEN NULL ELSE ")
-        fragment.append(right.fragment)
-        fragment.append(" END")
-        return SQLTerm(fragment, .atomic)
+    static func compare(
+        _ lhs: StoreExpression, _ op: ComparisonOperator, _ rhs: StoreExpression, _ collation: Collation, in renderer: inout Renderer
+    ) -> SQLTerm {
+        var left = renderer.value(lhs)
+        if collation != .binary {
+            left = SQLTerm(left.operand(atLeast: .atomic) + SQLFragment(" COLLATE \(collation.sqlName)"), .unary)
+        }
+        return Renderer.comparison(left, op, renderer.value(rhs))
     }
 
     /// `strata_arithmetic(op, lhs, rhs, min, max)`; see ``CheckedArithmetic``.
-    private func checkedArithmetic(_ op: ArithmeticOperator, _ lhs: SQLTerm, _ rhs: SQLTerm, _ domain: CheckedArithmetic.Domain) -> SQLTerm {
+    static func arithmetic(
+        _ op: ArithmeticOperator, _ lhs: SQLTerm, _ rhs: SQLTerm, _ domain: CheckedArithmetic.Domain, in renderer: inout Renderer
+    ) -> SQLTerm {
         let bounds: [SQLTerm] = switch domain {
-        case .integer(let range): [.bound(.integer(range.lowerBound)), .bound(.integer(range.upperBound))]
+        case .integer(let range): [renderer.bind(.integer(range.lowerBound)), renderer.bind(.integer(range.upperBound))]
         case .real: [.null, .null]
         case .float: [.atomic("'float'"), .null]
         }
         return .call(CheckedArithmetic.functionName, [.atomic("'\(op.rawValue)'"), lhs, rhs] + bounds)
     }
 
-    private mutating func key(of object: ObjectOperand) -> SQLTerm {
-        switch object.source {
-        case .variable(let variable): .atomic("\(aliases[variable] ?? "t0").pk")
-        case .keyed(let key): render(key)
-        }
+    static func unwrap(_ value: StoreExpression, in renderer: inout Renderer) -> SQLTerm {
+        .call(UnwrapFunction.name, [renderer.value(value)])
     }
 
-    /// A column of a row in scope, or a correlated subquery on the key of one that is not.
-    private mutating func property(_ ordinal: Int, of object: ObjectOperand) -> SQLTerm {
-        let entity = schema.entities[object.entityIndex]
-        let column = quote(entity.properties[ordinal].name)
-        switch object.source {
-        case .variable(let variable):
-            return .atomic("\(aliases[variable] ?? "t0").\(column)")
-        case .keyed(let keyExpression):
-            let key = render(keyExpression)
-            let alias = makeAlias()
-            var fragment = SQLFragment("(SELECT \(alias).\(column) FROM \(quote(entity.name)) AS \(alias) WHERE \(alias).pk = ")
-            fragment.append(key.operand(atLeast: .additive))
-            fragment.append(")")
-            return SQLTerm(fragment, .atomic)
-        }
+    static func hasPrefix(_ text: StoreExpression, _ prefix: StoreExpression, in renderer: inout Renderer) -> SQLTerm {
+        // `substr` by code point: case-sensitive, unlike `LIKE`.
+        let start = renderer.value(prefix)
+        let head = SQLTerm.call("substr", [renderer.value(text), .atomic("1"), .call("length", [start])])
+        let test = SQLTerm.binary(head, "=", start, .equality)
+        guard renderer.dialect.hasIndex(leadingWith: text) else { return test }
+        // Text starts with `start` exactly when it lies in [start, start || 0xF5)
+        // byte-wise (no UTF-8 byte is 0xF5): a range an index serves alone.
+        // Values that are not text (another program's) fall outside it, as
+        // they cannot be read as a String attribute anyway.
+        let upper = SQLTerm.binary(start, "||", .atomic("CAST(X'F5' AS TEXT)"), .unary)
+        return .binary(
+            .binary(renderer.value(text), ">=", start, .relational), "AND", .binary(renderer.value(text), "<", upper, .relational), .and)
     }
 
-    /// The `FROM` clause over a relationship's member rows as `alias`, and the
-    /// term that ties them to their owner.
-    private mutating func source(of relationship: ToManyOperand, alias: String) -> (from: String, link: SQLTerm) {
-        let owner = key(of: relationship.owner)
-        let destination = schema.entities[relationship.destinationIndex]
-        let from = "\(quote(destination.name)) AS \(alias)"
-        let ownerEntity = schema.entities[relationship.owner.entityIndex]
-        switch layout.relationships.toMany[ownerEntity.index][relationship.ordinal] {
-        case .joinTable?:
-            let join = StorageNaming.joinTable(of: ownerEntity, ordinal: relationship.ordinal, in: schema)!
-            let joinAlias = "\(alias)_j"
-            return (
-                "\(from) JOIN \(quote(join.table)) AS \(joinAlias) ON \(joinAlias).\(quote(join.member)) = \(alias).pk",
-                .binary(.atomic("\(joinAlias).\(quote(join.owner))"), "=", owner, .equality))
-        case .foreignKey?, nil:
-            let inverse = ownerEntity.inverseOrdinalByOrdinal[relationship.ordinal]
-            let column = quote(destination.properties[inverse].name)
-            return (from, .binary(.atomic("\(alias).\(column)"), "=", owner, .equality))
-        }
+    static func transformed(_ text: StoreExpression, _ transform: TextTransform, in renderer: inout Renderer) -> SQLTerm {
+        .call(TextMatchingFunctions.name(of: transform), [renderer.value(text)])
     }
 
-    /// The `ORDER BY` list of sort terms, without the keywords.
-    mutating func render(_ sort: [SortTerm]) -> SQLFragment {
-        SQLFragment.joined(sort.map { term in
-            var fragment = render(term.value).fragment
-            if let collation = term.collation { fragment.append(" COLLATE \(collation.sqlName)") }
-            fragment.append(term.ascending ? " ASC" : " DESC")
-            return fragment
-        }, separator: ", ")
+    static func order(_ term: SortTerm, in renderer: inout Renderer) -> [SQLFragment] {
+        var fragment = renderer.value(term.value).fragment
+        if let collation = term.collation { fragment.append(" COLLATE \(collation.sqlName)") }
+        fragment.append(term.ascending ? " ASC" : " DESC")
+        return [fragment]
     }
 }
 
-extension SQLiteQueryRenderer {
+/// The renderer of SQLite queries.
+typealias SQLiteQueryRenderer = SQLExpressionRenderer<SQLiteExpressionDialect>
+
+extension SQLExpressionRenderer where Dialect == SQLiteExpressionDialect {
+    init(schema: Schema, layout: StoreLayout) {
+        self.init(SQLiteExpressionDialect(schema: schema, layout: layout))
+    }
+}
+
+extension SQLiteExpressionDialect {
     /// Whether an index of the fetched row's entity starts with this value: a
     /// column (`#Index([\.title])`) or its folded form (`#Index([\.title.folded])`).
     func hasIndex(leadingWith value: StoreExpression) -> Bool {
@@ -283,7 +148,7 @@ struct SQLiteSelect {
         var arguments: [StoredValue] = []
         if let predicate = plan.predicate {
             var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-            let fragment = renderer.render(predicate).fragment
+            let fragment = renderer.condition(predicate).fragment
             whereClause = fragment.sql
             arguments += fragment.arguments
         } else {
@@ -291,7 +156,7 @@ struct SQLiteSelect {
         }
         whereArguments = arguments
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-        let sort = renderer.render(plan.sort)
+        let sort = renderer.order(plan.sort)
         orderClause = sort.sql.isEmpty ? nil : sort.sql
         arguments += sort.arguments
         self.arguments = arguments

@@ -10,7 +10,7 @@ extension SQLiteStore {
     ) throws(StrataError) -> StoredValue {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-        let rendered = value.map { renderer.render($0).fragment }
+        let rendered = value.map { renderer.value($0).fragment }
         var argument = "v"
         if collation != .binary { argument += " COLLATE \(collation.sqlName)" }
         let call = switch function {

@@ -62,7 +62,7 @@ extension SQLiteStore {
 extension SQLiteWriteExecutor: BatchWriteExecutor {
     private func condition(_ predicate: StoreExpression?) -> SQLFragment? {
         var renderer = SQLiteQueryRenderer(schema: store.schema, layout: store.layout)
-        return predicate.map { renderer.render($0).fragment }
+        return predicate.map { renderer.condition($0).fragment }
     }
 
     func keysMatching(entityIndex: Int, predicate: StoreExpression?) throws -> [Int64] {

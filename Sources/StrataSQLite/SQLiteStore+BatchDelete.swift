@@ -34,7 +34,7 @@ extension SQLiteWriteExecutor: BatchDeleteExecutor {
         switch selection {
         case .matching(let predicate):
             var renderer = SQLiteQueryRenderer(schema: store.schema, layout: store.layout)
-            let condition = predicate.map { renderer.render($0).fragment }
+            let condition = predicate.map { renderer.condition($0).fragment }
             var sql = "INSERT OR IGNORE INTO \(doomed) (entity, pk) SELECT ?, t0.pk FROM \(table) AS t0"
             if let condition { sql += " WHERE \(condition.sql)" }
             let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)

@@ -13,13 +13,13 @@ extension SQLiteStore {
         var columns: [String] = []
         var arguments: [StoredValue] = []
         for (index, key) in query.keys.enumerated() {
-            let fragment = renderer.render(key.value).fragment
+            let fragment = renderer.value(key.value).fragment
             columns.append("\(fragment.sql) AS k\(index)")
             arguments += fragment.arguments
         }
         for (index, function) in query.aggregates.enumerated() {
             guard let value = function.value else { continue }
-            let fragment = renderer.render(value).fragment
+            let fragment = renderer.value(value).fragment
             columns.append("\(fragment.sql) AS a\(index)")
             arguments += fragment.arguments
         }

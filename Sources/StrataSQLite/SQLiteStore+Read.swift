@@ -109,7 +109,7 @@ extension SQLiteStore {
         let select = SQLiteSelect(plan, schema: schema, layout: layout)
         try checkEveryRow(select)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
-        let rendered = columns.map { renderer.render($0).fragment }
+        let rendered = columns.map { renderer.value($0).fragment }
         // The columns' bound values come first, as they come first in the SQL.
         let sql = select.selectSQL(columns: rendered.map(\.sql).joined(separator: ", "))
         let arguments = rendered.flatMap(\.arguments) + select.selectArguments

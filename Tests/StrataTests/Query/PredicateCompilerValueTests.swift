@@ -85,7 +85,7 @@ enum PCModel {
     /// The SQL a SQLite store renders for a compiled condition.
     static func sql(_ condition: StoreExpression) -> SQLFragment {
         var renderer = SQLiteQueryRenderer(schema: schema, layout: StoreLayout(schema: schema))
-        return renderer.render(condition).fragment
+        return renderer.condition(condition).fragment
     }
 
     static func compile(_ predicate: Predicate<Book>) throws -> SQLFragment {
@@ -98,7 +98,7 @@ enum PCModel {
 
     static func sort(_ descriptors: [SortDescriptor<Book>]) throws -> SQLFragment {
         var renderer = SQLiteQueryRenderer(schema: schema, layout: StoreLayout(schema: schema))
-        return renderer.render(try compiler(for: Book.self).compileSort(descriptors))
+        return renderer.order(try compiler(for: Book.self).compileSort(descriptors))
     }
 
     /// An object that looks saved, with this primary key.
