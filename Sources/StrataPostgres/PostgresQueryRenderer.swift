@@ -171,69 +171,9 @@ extension SQLExpressionRenderer where Dialect == PostgresExpressionDialect {
     }
 }
 
-/// The SQL of one fetch plan: `SELECT … FROM … WHERE … ORDER BY … LIMIT … OFFSET …`.
-///
-/// ```swift
-/// let select = try PostgresSelect(plan, layout: layout)
-/// let rows = try session.rows(select.sql(columns: layout.entities[plan.entityIndex].selectList), select.arguments)
-/// ```
-struct PostgresSelect {
-    let table: String
-    let whereClause: String?
-    let orderClause: String
-    /// Values of the WHERE and ORDER BY clauses and the page.
-    let arguments: [StoredValue]
-    /// Values of the WHERE clause alone (they come first).
-    let whereArguments: [StoredValue]
-    let limit: Int?
-    let offset: Int
-    /// A page must first evaluate a condition that can fail on every row, as
-    /// the whole result would.
-    let checksEveryRow: Bool
-    private let pageClause: String
-
-    /// `leading`: values bound before the plan's own (a select list's).
-    init(_ plan: FetchPlan, layout: PostgresLayout, leading: [StoredValue] = []) throws(StrataError) {
-        var renderer = PostgresQueryRenderer(layout: layout, arguments: leading)
-        whereClause = try plan.predicate.map { predicate throws(StrataError) in try renderer.condition(predicate).sql }
-        whereArguments = renderer.arguments
-        let order = try renderer.order(plan.sort)
-        orderClause = order.isEmpty ? "t0.pk" : order.sql + ", t0.pk"
-        var page = ""
-        if let limit = plan.limit, limit >= 0 { page += " LIMIT \(renderer.bind(.integer(Int64(limit))).sql)" }
-        if plan.offset > 0 { page += " OFFSET \(renderer.bind(.integer(Int64(plan.offset))).sql)" }
-        pageClause = page
-        arguments = renderer.arguments
-        table = layout.entities[plan.entityIndex].table
-        limit = plan.limit
-        offset = plan.offset
-        checksEveryRow = plan.isLimited && plan.predicate?.canFail == true
-    }
-
-    /// The selected columns of the plan's rows, in its order and page.
-    func sql(columns: String) -> String {
-        "SELECT \(columns) FROM \(table) AS t0" + (whereClause.map { " WHERE \($0)" } ?? "") + " ORDER BY \(orderClause)" + pageClause
-    }
-
-    /// The selected columns of the plan's rows, in no order when the plan has
-    /// no page (for aggregates and groups), with the values it binds.
-    func unorderedSQL(columns: String) -> (sql: String, arguments: [StoredValue]) {
-        guard pageClause.isEmpty else { return (sql(columns: columns), arguments) }
-        return ("SELECT \(columns) FROM \(table) AS t0" + (whereClause.map { " WHERE \($0)" } ?? ""), whereArguments)
-    }
-
-    /// `SELECT count(*)` of the plan's rows (its page, when it has one), and its values.
-    var count: (sql: String, arguments: [StoredValue]) {
-        guard !pageClause.isEmpty else {
-            return ("SELECT count(*) FROM \(table) AS t0" + (whereClause.map { " WHERE \($0)" } ?? ""), whereArguments)
-        }
-        return ("SELECT count(*) FROM (\(sql(columns: "1"))) AS page", arguments)
-    }
-
-    /// Every row's condition, evaluated (for pages of conditions that can
-    /// fail); its values are ``whereArguments``.
-    var checkSQL: String? {
-        guard checksEveryRow, let whereClause else { return nil }
-        return "SELECT count(*) FROM \(table) AS t0 WHERE \(whereClause)"
+extension PostgresStore {
+    /// The SQL of a fetch plan over this store's tables; `leading`: values bound before the plan's own.
+    func select(_ plan: FetchPlan, leading: [StoredValue] = []) throws(StrataError) -> SQLSelect {
+        try SQLSelect(plan, dialect: PostgresExpressionDialect(layout: layout), leading: leading)
     }
 }

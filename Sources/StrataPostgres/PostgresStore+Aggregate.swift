@@ -23,8 +23,8 @@ extension PostgresStore {
         var renderer = PostgresQueryRenderer(layout: layout)
         var columns = ["\(try renderer.value(value).sql) AS a0"]
         if collation == .folded { columns.append("\(try renderer.folded(value).sql) AS f0") }
-        let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
-        if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
+        let select = try select(plan, leading: renderer.arguments)
+        if select.checksEveryRow { try checkEveryRow(try self.select(plan)) }
         let page = select.unorderedSQL(columns: columns.joined(separator: ", "))
         let call = self.call(function, collation: collation, argument: "a0", folded: "f0")
         let rows = try pool.withSession { session throws(StrataError) in
@@ -47,8 +47,8 @@ extension PostgresStore {
             columns.append("\(try renderer.value(value).sql) AS a\(index)")
             if function.collation == .folded { columns.append("\(try renderer.folded(value).sql) AS f\(index)") }
         }
-        let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
-        if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
+        let select = try select(plan, leading: renderer.arguments)
+        if select.checksEveryRow { try checkEveryRow(try self.select(plan)) }
         let page = select.unorderedSQL(columns: columns.isEmpty ? "1 AS unused" : columns.joined(separator: ", "))
         var arguments = page.arguments
 

@@ -1,5 +1,6 @@
 import PostgresNIO
 import StrataCore
+import StrataSQL
 
 /// A row of the PostgreSQL store as handed to a reader: the cells of
 /// `pk, _version, columns…`, decoded once.
@@ -75,12 +76,12 @@ extension PostgresStore {
     }
 
     /// Evaluates a page's condition on every row first when it can fail.
-    func checkEveryRow(_ select: PostgresSelect) throws(StrataError) {
+    func checkEveryRow(_ select: SQLSelect) throws(StrataError) {
         if let check = select.checkSQL { _ = try integers(check, select.whereArguments) }
     }
 
     func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
-        let select = try PostgresSelect(plan, layout: layout)
+        let select = try select(plan)
         try checkEveryRow(select)
         try readRows(
             entityIndex: plan.entityIndex, sql: select.sql(columns: layout.entities[plan.entityIndex].selectList),
@@ -88,13 +89,13 @@ extension PostgresStore {
     }
 
     func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
-        let select = try PostgresSelect(plan, layout: layout)
+        let select = try select(plan)
         try checkEveryRow(select)
         return try integers(select.sql(columns: "t0.pk"), select.arguments)
     }
 
     func count(_ plan: FetchPlan) throws(StrataError) -> Int {
-        let select = try PostgresSelect(plan, layout: layout)
+        let select = try select(plan)
         try checkEveryRow(select)
         let count = select.count
         return Int(try integers(count.sql, count.arguments).first ?? 0)
@@ -105,8 +106,8 @@ extension PostgresStore {
         // The columns' values are bound first, the select's own after them.
         var renderer = PostgresQueryRenderer(layout: layout)
         let list = try columns.map { column throws(StrataError) in try renderer.value(column).sql }
-        let select = try PostgresSelect(plan, layout: layout, leading: renderer.arguments)
-        if select.checksEveryRow { try checkEveryRow(try PostgresSelect(plan, layout: layout)) }
+        let select = try select(plan, leading: renderer.arguments)
+        if select.checksEveryRow { try checkEveryRow(try self.select(plan)) }
         let rows = try pool.withSession { session throws(StrataError) in
             try session.rows(select.sql(columns: list.joined(separator: ", ")), select.arguments)
         }

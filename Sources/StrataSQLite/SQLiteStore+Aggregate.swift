@@ -8,7 +8,7 @@ extension SQLiteStore {
     func aggregate(
         _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
     ) throws(StrataError) -> StoredValue {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
         let rendered = value.map { renderer.value($0).fragment }
         var argument = "v"
@@ -22,7 +22,7 @@ extension SQLiteStore {
         case .average: "AVG(\(argument))"
         }
         // The value is selected first so that its bound values come first.
-        let page = select.pageSubquery(columns: "\(rendered?.sql ?? "NULL") AS v")
+        let page = select.unorderedSQL(columns: "\(rendered?.sql ?? "NULL") AS v")
         let sql = "SELECT \(call) FROM (\(page.sql))"
         let arguments = (rendered?.arguments ?? []) + page.arguments
         if let check = select.checkSQL { _ = try fetchIntegers(sql: check, arguments: select.whereArguments) }

@@ -7,7 +7,7 @@ import GRDB
 /// `SELECT k0, COUNT(*) FROM (SELECT … AS k0 FROM … WHERE …) GROUP BY k0 HAVING … ORDER BY … LIMIT …`.
 extension SQLiteStore {
     func fetchGroups(_ plan: FetchPlan, _ query: GroupQuery) throws(StrataError) -> [[StoredValue]] {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
         // The inner columns: the keys, then each function's argument.
         var columns: [String] = []
@@ -23,7 +23,7 @@ extension SQLiteStore {
             columns.append("\(fragment.sql) AS a\(index)")
             arguments += fragment.arguments
         }
-        let page = select.pageSubquery(columns: columns.isEmpty ? "NULL" : columns.joined(separator: ", "))
+        let page = select.unorderedSQL(columns: columns.isEmpty ? "NULL" : columns.joined(separator: ", "))
         arguments += page.arguments
 
         let results = query.keys.indices.map { "k\($0)" } + query.aggregates.indices.map { call(query, $0) }

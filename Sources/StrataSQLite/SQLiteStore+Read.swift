@@ -1,4 +1,5 @@
 import StrataCore
+import StrataSQL
 import GRDB
 
 /// A stored row under a statement's cursor: key, version and values in
@@ -94,25 +95,25 @@ extension SQLiteStore {
 
     /// Fails as the whole result would when a page's condition fails for a
     /// row outside the page.
-    private func checkEveryRow(_ select: SQLiteSelect) throws(StrataError) {
+    private func checkEveryRow(_ select: SQLSelect) throws(StrataError) {
         guard let sql = select.checkSQL else { return }
         _ = try fetchIntegers(sql: sql, arguments: select.whereArguments)
     }
 
     func fetchRows(_ plan: FetchPlan, _ body: (any StoreRow) throws -> Void) throws(StrataError) {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         try checkEveryRow(select)
-        try fetchRows(entityIndex: plan.entityIndex, sql: select.selectSQL, arguments: select.selectArguments, body)
+        try fetchRows(entityIndex: plan.entityIndex, sql: select.sql(columns: layout.entities[plan.entityIndex].selectList), arguments: select.arguments, body)
     }
 
     func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         try checkEveryRow(select)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
         let rendered = columns.map { renderer.value($0).fragment }
         // The columns' bound values come first, as they come first in the SQL.
-        let sql = select.selectSQL(columns: rendered.map(\.sql).joined(separator: ", "))
-        let arguments = rendered.flatMap(\.arguments) + select.selectArguments
+        let sql = select.sql(columns: rendered.map(\.sql).joined(separator: ", "))
+        let arguments = rendered.flatMap(\.arguments) + select.arguments
         do {
             return try valueRows(sql: sql, arguments: arguments, columns: columns.count)
         } catch {
@@ -139,15 +140,15 @@ extension SQLiteStore {
     }
 
     func fetchKeys(_ plan: FetchPlan) throws(StrataError) -> [Int64] {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         try checkEveryRow(select)
-        return try fetchIntegers(sql: select.keysSQL, arguments: select.selectArguments)
+        return try fetchIntegers(sql: select.sql(columns: "t0.pk"), arguments: select.arguments)
     }
 
     func count(_ plan: FetchPlan) throws(StrataError) -> Int {
-        let select = SQLiteSelect(plan, schema: schema, layout: layout)
+        let select = select(plan)
         try checkEveryRow(select)
-        return Int(try fetchIntegers(sql: select.countSQL, arguments: select.countArguments).first ?? 0)
+        return Int(try fetchIntegers(sql: select.count.sql, arguments: select.count.arguments).first ?? 0)
     }
 
     func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {

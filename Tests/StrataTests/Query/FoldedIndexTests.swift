@@ -28,9 +28,9 @@ struct FoldedIndexTests {
         let store = try #require(try container.persistentStoreCoordinator.loadedStore() as? SQLiteStore)
         let entity = try container.schema.entity(for: Place.self)
         let fetchPlan = try PredicateCompiler(schema: container.schema, entity: entity).plan(for: request)
-        let select = SQLiteSelect(fetchPlan, schema: container.schema, layout: store.layout)
+        let select = store.select(fetchPlan)
         return try store.writer.read { db in
-            let statement = RawStatement(try db.cachedStatement(sql: "EXPLAIN QUERY PLAN " + select.selectSQL), in: db)
+            let statement = RawStatement(try db.cachedStatement(sql: "EXPLAIN QUERY PLAN " + select.sql(columns: store.layout.entities[entity.index].selectList)), in: db)
             defer { statement.reset() }
             try statement.bind(select.arguments)
             var details: [String] = []
