@@ -231,22 +231,4 @@ extension SQLiteStore {
         try upsert.execute()
         return current + 1
     }
-
-    /// Takes a block of primary keys per entity from the sequence table (batch inserts).
-    func reservePrimaryKeys(for inserts: [RowInsert], in db: Database) throws -> [UInt64: Int64] {
-        var counts: [Int: Int64] = [:]
-        for insert in inserts { counts[insert.entityIndex, default: 0] += 1 }
-        var next: [Int: Int64] = [:]
-        for (entityIndex, count) in counts.sorted(by: { $0.key < $1.key }) {
-            next[entityIndex] = try reserveKeyBlock(entityIndex: entityIndex, count: count, in: db)
-        }
-        var keys: [UInt64: Int64] = [:]
-        keys.reserveCapacity(inserts.count)
-        for insert in inserts {
-            let key = next[insert.entityIndex]!
-            next[insert.entityIndex] = key &+ 1
-            keys[insert.temporaryKey] = key
-        }
-        return keys
-    }
 }

@@ -194,14 +194,6 @@ package struct FetchPlan: Sendable, Hashable {
 
     /// Whether the plan pages its results.
     package var isLimited: Bool { limit != nil || offset > 0 }
-
-    /// The same plan without its page.
-    package var unlimited: FetchPlan {
-        var plan = self
-        plan.limit = nil
-        plan.offset = 0
-        return plan
-    }
 }
 
 /// One key of an order: a value of the row, a direction and a collation.
