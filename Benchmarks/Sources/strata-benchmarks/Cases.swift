@@ -22,6 +22,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case controller = "controller"
     case notify = "notify"
     case batch = "batch"
+    case relate = "relate"
 
     /// The case number.
     var number: Int {
@@ -45,6 +46,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .controller: 17
         case .notify: 18
         case .batch: 19
+        case .relate: 20
         }
     }
 

@@ -44,7 +44,10 @@ final class BenchMember: PersistentModel {
     }
 
     var value: Int { persistentValue(at: 0, as: Int.self) }
-    var owner: BenchOwner? { persistentValue(at: 1, as: BenchOwner?.self) }
+    var owner: BenchOwner? {
+        get { persistentValue(at: 1, as: BenchOwner?.self) }
+        set { setPersistentValue(newValue, at: 1, as: BenchOwner?.self) }
+    }
 }
 
 /// An owner and its members as raw SQLite and GRDB read them: plain structs.

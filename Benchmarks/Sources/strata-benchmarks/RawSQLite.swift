@@ -29,6 +29,9 @@ final class RawConnection {
         }
     }
 
+    /// The key of the row the last insert made.
+    func lastInsertedKey() throws -> Int64 { sqlite3_last_insert_rowid(handle) }
+
     func prepare(_ sql: String) throws -> RawStatement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,

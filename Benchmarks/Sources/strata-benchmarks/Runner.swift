@@ -34,6 +34,7 @@ final class Runner {
         case .controller: try await controller()
         case .notify: try await notify()
         case .batch: try await batch()
+        case .relate: try await relate()
         case .migratePostgres: try await migratePostgres()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }

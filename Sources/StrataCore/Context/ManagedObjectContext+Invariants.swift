@@ -59,7 +59,12 @@ extension ManagedObjectContext {
             switch slot {
             case .unloaded: continue
             case .toOne(let target): members = target.map { [$0] } ?? []
-            case .toMany(let list): members = list
+            case .toMany(let list):
+                members = list
+                var seen = Set<ObjectIdentifier>(minimumCapacity: list.count)
+                if list.contains(where: { !seen.insert(ObjectIdentifier($0)).inserted }) {
+                    problems.append("\(name) of \(object.objectID) holds a member twice")
+                }
             }
             for member in members {
                 let state = member.persistentBacking.state

@@ -52,6 +52,18 @@ extension ManagedObjectContext {
             backing.ensureRelations(count: ordinal + 1)
             recordUndoStep(.relation(object, ordinal: ordinal, backing.relations[ordinal], backing.values[ordinal]))
             restore(slot, key: key, at: ordinal, of: object)
+        case .appended(let object, let ordinal, let member):
+            let backing = object.persistentBacking
+            guard backing.state != .new, ordinal < backing.relations.count,
+                  case .toMany(var members) = backing.relations[ordinal] else { return }
+            if backing.state != .invalidated { backing.willAccess() }
+            recordUndoStep(.relation(object, ordinal: ordinal, backing.relations[ordinal], backing.values[ordinal]))
+            if members.last === member {
+                members.removeLast()
+            } else if let index = members.lastIndex(where: { $0 === member }) {
+                members.remove(at: index)
+            }
+            restore(.toMany(members), key: backing.values[ordinal], at: ordinal, of: object)
         case .insertion(let object):
             remove(object)
         case .removal(let object, let relations):

@@ -134,6 +134,20 @@ extension PersistentModel {
         backing.noteChange(at: ordinal, owner: owner, forceChanged: true)
     }
 
+    /// Appends to a loaded to-many in place, without touching inverses:
+    /// amortised constant time, as its undo step is.
+    static func append(_ member: any PersistentModel, toLoaded ordinal: Int, of owner: any PersistentModel, ifAbsent check: Bool) {
+        let backing = owner.persistentBacking
+        guard case .toMany(var members) = backing.relations[ordinal] else { return }
+        if check, members.contains(where: { $0 === member }) { return }
+        backing.recordUndo(.appended(owner, ordinal: ordinal, member: member))
+        // The slot lets go of the list first, so appending does not copy it.
+        backing.relations[ordinal] = .toOne(nil)
+        members.append(member)
+        backing.relations[ordinal] = .toMany(members)
+        backing.noteChange(at: ordinal, owner: owner, forceChanged: true)
+    }
+
     /// Brings a new object into the other's context when only one of them is managed.
     static func join(_ owner: any PersistentModel, _ target: any PersistentModel) {
         let ownerCoordinator = owner.persistentBacking.coordinator
@@ -166,7 +180,9 @@ extension PersistentModel {
         let inverse = entity.inverseOrdinalByOrdinal[ordinal]
         guard inverse >= 0 else { return }
         if let old { detach(owner, fromInverse: inverse, of: old) }
-        if let target { attach(owner, toInverse: inverse, of: target) }
+        // A member's to-one and its owner's loaded to-many agree, so an
+        // object whose to-one pointed elsewhere is not among the target's members.
+        if let target { attach(owner, toInverse: inverse, of: target, checkPresence: false) }
     }
 
     package static func setToMany(of owner: any PersistentModel, at ordinal: Int, to newMembers: [any PersistentModel]) {
@@ -233,8 +249,12 @@ extension PersistentModel {
         }
     }
 
-    /// Adds `member` to the inverse relationship of `object`.
-    static func attach(_ member: any PersistentModel, toInverse inverse: Int, of object: any PersistentModel) {
+    /// Adds `member` to the inverse relationship of `object`. `checkPresence`
+    /// false: the caller knows `member` is not among a to-many's members (its
+    /// own to-one pointed elsewhere until now), which saves a scan per attach.
+    static func attach(
+        _ member: any PersistentModel, toInverse inverse: Int, of object: any PersistentModel, checkPresence: Bool = true
+    ) {
         guard let entity = object.persistentBacking.entity else { return }
         if entity.properties[inverse].hasColumn {
             // One-to-one: whoever `object` pointed to loses it.
@@ -245,10 +265,8 @@ extension PersistentModel {
                 assignToOne(of: previous, at: back, to: nil)
             }
             assignToOne(of: object, at: inverse, to: member)
-        } else if let members = loadedMembers(of: object, at: inverse) {
-            if !members.contains(where: { $0 === member }) {
-                assignToMany(of: object, at: inverse, to: members + [member])
-            }
+        } else if loadedMembers(of: object, at: inverse) != nil {
+            append(member, toLoaded: inverse, of: object, ifAbsent: checkPresence)
         } else {
             object.persistentBacking.noteChange(at: inverse, owner: object, forceChanged: true)
         }

@@ -13,6 +13,9 @@ package enum UndoStep {
     case value(any PersistentModel, ordinal: Int, StoredValue)
     /// A relationship slot held this (and its column this foreign key).
     case relation(any PersistentModel, ordinal: Int, RelationSlot, StoredValue)
+    /// A member was appended to a loaded to-many (reverting removes it): a
+    /// step of constant size, where `relation` would keep the whole list.
+    case appended(any PersistentModel, ordinal: Int, member: any PersistentModel)
     /// The object came into the context (reverting removes it).
     case insertion(any PersistentModel)
     /// The object left the context, with its relationships as they were

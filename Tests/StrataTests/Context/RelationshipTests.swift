@@ -7,6 +7,30 @@ import Testing
 @Suite("Relationships")
 struct RelationshipTests {
     @Test(arguments: testedStoreKinds)
+    func bothSidesSetBeforeInsertingHoldEachMemberOnce(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        try stack.container.perform { context throws in
+            let author = Author(email: "a@example.com", name: "A")
+            let book = Book(title: "T", year: 1)
+            author.books = [book]
+            book.author = author
+            context.insert(author)
+            #expect(author.books.map(\.title) == ["T"])
+            let other = Author(email: "b@example.com", name: "B")
+            context.insert(other)
+            book.author = other
+            book.author = author
+            #expect(author.books.map(\.title) == ["T"])
+            #expect(other.books.isEmpty)
+            #expect(context.objectGraphProblems().isEmpty)
+            try context.save()
+        }
+        let reader = stack.container.newContext()
+        let stored = try reader.fetch(FetchRequest<Author>(sortBy: [SortDescriptor(\.email)]))
+        #expect(stored.map { $0.books.count } == [1, 0])
+    }
+
+    @Test(arguments: testedStoreKinds)
     func settingTheToOneSideUpdatesTheToManySide(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         try stack.container.perform { context throws in

@@ -63,6 +63,33 @@ struct UndoTests {
     }
 
     @Test(arguments: testedStoreKinds)
+    func attachingThroughTheToOneUndoesOneMemberAtATime(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = undoingContext(stack)
+        let author = Author(email: "a@example.com", name: "A")
+        context.insert(author)
+        try context.save()
+        #expect(author.books.isEmpty)
+        let books = (1...3).map { Book(title: "B\($0)", year: $0) }
+        for book in books {
+            context.insert(book)
+            book.author = author
+        }
+        #expect(author.books.map(\.title) == ["B1", "B2", "B3"])
+        context.undo()
+        #expect(author.books.map(\.title) == ["B1", "B2"])
+        #expect(books[2].author == nil)
+        context.redo()
+        #expect(author.books.map(\.title) == ["B1", "B2", "B3"])
+        #expect(books[2].author === author)
+        #expect(context.objectGraphProblems().isEmpty)
+        try context.save()
+        let reader = stack.container.newContext()
+        let stored = try reader.fetch(FetchRequest<Author>()).first
+        #expect(stored?.books.map(\.title) == ["B1", "B2", "B3"])
+    }
+
+    @Test(arguments: testedStoreKinds)
     func undoOfACascadeDeleteRestoresEveryObjectAndBothSides(_ kind: StoreKind) async throws {
         let stack = try await TestStack(kind)
         let context = undoingContext(stack)
