@@ -89,6 +89,23 @@ struct KeyedItemCodable: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
+extension GRDBRowLibrary {
+    /// GRDB's fastest style: the same `INSERT … ON CONFLICT DO UPDATE` as raw
+    /// SQLite, one cached statement bound row by row in one write transaction.
+    static func upsert(_ rows: [ItemRow], at path: String) throws {
+        let pool = try DatabasePool(path: path)
+        defer { try? pool.close() }
+        try pool.write { db in
+            let statement = try db.cachedStatement(sql: KeyedSchema.upsert)
+            for row in rows {
+                try statement.execute(arguments: [
+                    row.i0, row.i1, row.i2, row.i3, row.i4, row.i5, row.i6, row.i7, row.i8, row.i9, row.score, row.name,
+                ])
+            }
+        }
+    }
+}
+
 /// The keyed entity for Strata: `StrataItem`'s attributes with `name` unique.
 final class StrataKeyedItem: PersistentModel {
     static let schemaProperties: [PropertyMetadata] = [
@@ -123,9 +140,10 @@ final class StrataKeyedItem: PersistentModel {
 }
 
 extension Runner {
-    /// Libraries that can upsert: raw SQLite, GRDB's record upsert, Strata's batch insert.
+    /// Libraries that can upsert: raw SQLite, GRDB's cached statement and record upsert, Strata's batch insert.
     static var upsertLibraries: [any BenchLibrary.Type] {
-        [RawLibrary.self, GRDBCodableLibrary.self, StrataLibrary.self, PostgresRawLibrary.self, StrataPostgresLibrary.self]
+        [RawLibrary.self, GRDBRowLibrary.self, GRDBCodableLibrary.self, StrataLibrary.self, PostgresRawLibrary.self,
+         StrataPostgresLibrary.self]
     }
 
     func upsert() async throws {
@@ -155,6 +173,8 @@ extension Runner {
                         let connection = try RawConnection(path: path)
                         defer { connection.close() }
                         try RawLibrary.upsert(download, into: connection)
+                    case is GRDBRowLibrary.Type:
+                        try GRDBRowLibrary.upsert(download, at: path)
                     case is GRDBCodableLibrary.Type:
                         try KeyedItemCodable.upsert(download, at: path)
                     case is PostgresRawLibrary.Type:
