@@ -138,6 +138,8 @@ final class MemoryDatabase: @unchecked Sendable {
     let hasDenyRules: Bool
     /// The joins each entity is a side of: (join, whether it is the source).
     private let joinsByEntity: [[(key: JoinKey, isSource: Bool)]]
+    /// By entity: its sorted attributes (see ``MemoryIndex``).
+    private var indexes: [[MemoryIndex]]
 
     init(schema: Schema) {
         self.schema = schema
@@ -164,6 +166,16 @@ final class MemoryDatabase: @unchecked Sendable {
             }
         }
         joinsByEntity = byEntity
+        indexes = schema.entities.map { entity in
+            // What an `#Index` or a uniqueness constraint starts with, as SQLite's indexes serve.
+            let named = entity.indexes.compactMap { $0.first.flatMap { entity.ordinalByName[$0] } }
+            var ordinals: [Int] = []
+            for ordinal in named + schema.uniqueKeys[entity.index].compactMap(\.first)
+            where entity.attribute(at: ordinal) != nil && !ordinals.contains(ordinal) {
+                ordinals.append(ordinal)
+            }
+            return ordinals.map { MemoryIndex(ordinal: $0) }
+        }
     }
 
     // MARK: Transactions
@@ -219,6 +231,10 @@ final class MemoryDatabase: @unchecked Sendable {
     private func place(_ row: Row?, entityIndex: Int, key: Int64) {
         let old = tables[entityIndex].rows[key]
         tables[entityIndex].set(row, at: key)
+        for position in indexes[entityIndex].indices where !indexes[entityIndex][position].isStale {
+            let ordinal = indexes[entityIndex][position].ordinal
+            if old?.values[ordinal] != row?.values[ordinal] { indexes[entityIndex][position].isStale = true }
+        }
         for (constraint, ordinals) in uniqueKeys[entityIndex].enumerated() {
             let before = old.map { row in ordinals.map { row.values[$0] } }
             let after = row.map { row in ordinals.map { row.values[$0] } }
@@ -249,6 +265,18 @@ final class MemoryDatabase: @unchecked Sendable {
                 positionMarks[column, default: [:]][owner] = max(positionMarks[column]?[owner] ?? position, position)
             }
         }
+    }
+
+    /// The sorted index of an attribute, built afresh if a write changed it; nil when it has none.
+    func sortedIndex(_ entityIndex: Int, ordinal: Int) -> MemoryIndex? {
+        guard let position = indexes[entityIndex].firstIndex(where: { $0.ordinal == ordinal }) else { return nil }
+        if indexes[entityIndex][position].isStale { indexes[entityIndex][position].build(from: tables[entityIndex].rows) }
+        return indexes[entityIndex][position]
+    }
+
+    /// Whether an attribute has a sorted index.
+    func hasSortedIndex(_ entityIndex: Int, ordinal: Int) -> Bool {
+        indexes[entityIndex].contains { $0.ordinal == ordinal }
     }
 
     /// Every key of an entity, ascending.

@@ -206,6 +206,23 @@ package final class MemoryStore: PersistentStore {
     /// The keys a plan selects, in its order, paged.
     static func select(_ plan: FetchPlan, in database: MemoryDatabase) throws(StrataError) -> [Int64] {
         var evaluator = MemoryEvaluator(database: database)
+        var keys: [Int64]
+        if let indexed = try indexedSelect(plan, in: database) {
+            keys = indexed
+        } else {
+            keys = try filteredAndSorted(plan, in: database, evaluator: &evaluator)
+        }
+        guard plan.isLimited else { return keys }
+        let start = min(plan.offset, keys.count)
+        // A negative limit is no limit, as SQLite's `LIMIT -1`.
+        let end = plan.limit.map { $0 < 0 ? keys.count : start + min($0, keys.count - start) } ?? keys.count
+        return Array(keys[start..<end])
+    }
+
+    /// Every row tested, then sorted.
+    private static func filteredAndSorted(
+        _ plan: FetchPlan, in database: MemoryDatabase, evaluator: inout MemoryEvaluator
+    ) throws(StrataError) -> [Int64] {
         var keys = database.keys(plan.entityIndex)
         if let predicate = plan.predicate {
             keys = keys.filter { evaluator.matches(predicate, entityIndex: plan.entityIndex, key: $0) }
@@ -224,11 +241,7 @@ package final class MemoryStore: PersistentStore {
             keys = order.map { keys[$0] }
         }
         if let failure = evaluator.failure { throw failure }
-        guard plan.isLimited else { return keys }
-        let start = min(plan.offset, keys.count)
-        // A negative limit is no limit, as SQLite's `LIMIT -1`.
-        let end = plan.limit.map { $0 < 0 ? keys.count : start + min($0, keys.count - start) } ?? keys.count
-        return Array(keys[start..<end])
+        return keys
     }
 
     // MARK: Metadata
