@@ -20,16 +20,23 @@ final class MemoryDatabase: @unchecked Sendable {
         var rows: [Int64: Row] = [:]
         private var orderedKeys: [Int64] = []
         private var isOrdered = true
+        /// Keys deleted but still in `orderedKeys`, dropped there on the next
+        /// read: deleting row by row would otherwise move the list each time.
+        private var removedKeys: Set<Int64> = []
 
         mutating func set(_ row: Row?, at key: Int64) {
             let existed = rows[key] != nil
             rows[key] = row
             if row != nil, !existed {
-                if isOrdered, let last = orderedKeys.last, last > key { isOrdered = false }
+                // A key put back (a rolled-back delete) may still be listed.
+                if removedKeys.remove(key) != nil { return }
+                if isOrdered, let last = orderedKeys.last, last > key {
+                    isOrdered = false
+                    removedKeys.removeAll()
+                }
                 if isOrdered { orderedKeys.append(key) }
             } else if row == nil, existed, isOrdered {
-                let index = Self.position(of: key, in: orderedKeys)
-                if index < orderedKeys.count, orderedKeys[index] == key { orderedKeys.remove(at: index) }
+                removedKeys.insert(key)
             }
         }
 
@@ -38,6 +45,9 @@ final class MemoryDatabase: @unchecked Sendable {
             if !isOrdered {
                 orderedKeys = rows.keys.sorted()
                 isOrdered = true
+            } else if !removedKeys.isEmpty {
+                orderedKeys.removeAll { removedKeys.contains($0) }
+                removedKeys.removeAll()
             }
             return orderedKeys
         }
