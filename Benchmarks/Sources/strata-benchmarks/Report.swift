@@ -123,7 +123,7 @@ struct Report {
             | memory-fetch | one child process streams N rows (cursor / Fluent row callback), reading each once | `fetch(_:batchSize: 1000)`, each object read once |
             | memory-import | one child process imports N rows in transactions of 10,000 | `container.perform` units of 10,000 with `cleanUpAfterExecution` |
             | fetch-per-row@n | fetch-all time divided by n | same |
-            | upsert | `INSERT … ON CONFLICT DO UPDATE` of N rows, half stored (grdb-codable: `upsert(_:)`; pg-raw: arrays through `unnest`, 10,000 rows a statement) | `BatchInsertRequest` under `.mergeByPropertyObjectTrump` |
+            | upsert | `INSERT … ON CONFLICT DO UPDATE` of N rows, half stored (grdb-row: the same statement, cached; grdb-codable: `upsert(_:)`; pg-raw: arrays through `unnest`, 10,000 rows a statement) | `BatchInsertRequest` under `.mergeByPropertyObjectTrump` |
             | migrate | a child migrates a copy of a ~1 GB file (blobs + 1,000,000 rows) whose two tables each widen an integer: SQLite's copy script (new table, `INSERT … SELECT`, drop, rename); `migrate-in-place`: a rename and added columns by `ALTER TABLE` | a child loads the file with version 2 of the schema and a `.lightweight` stage |
             | aggregate | `SELECT SUM(i1) FROM item WHERE score >= ?` for 20 values (grdb-row: `Int.fetchOne`) | `aggregate(.sum(\\.i1), of:)` with `#Predicate { $0.score >= x }` |
             | search | `SELECT COUNT(*) FROM item WHERE instr(fold(name), ?) > 0` for 20 needles, `fold` a registered SQL function (a third of the names not ASCII) | `fetchCount` with `#Predicate { $0.name.folded.contains(needle) }` |
@@ -132,6 +132,8 @@ struct Report {
             | partial | `SELECT i1, name FROM item ORDER BY id` into `[String: Any]` (grdb-row: `Row.fetchAll`) | `fetchProperties([\\.i1, \\.name], of: FetchRequest())` |
             | grouped | `SELECT i1, COUNT(*) FROM item WHERE score >= ? GROUP BY i1 ORDER BY i1` for 5 values (grdb-row: `Row.fetchAll`) | `fetchGroups(of:by: \\.i1, computing: .count)` with `#Predicate { $0.score >= x }` |
             | controller | 10,000 rows by score; 100 × (`UPDATE` one row's score, run the ordered query again into structs) | 100 × (change one object's score, `save()`; the `FetchedResultsController` updates its list); `controller-refetch`: `fetch` again instead |
+            | batch | raw SQLite: N prepared inserts in one transaction, `UPDATE item SET i1 = ?`, `DELETE FROM item`; pg-raw: `unnest` inserts of 10,000 rows, one `UPDATE`, one `DELETE` | `BatchInsertRequest` of N rows, `BatchUpdateRequest` of `i1` on every row, `BatchDeleteRequest` of every row (each timed alone) |
+            | relate | one transaction: the owner row, then N prepared member inserts with the owner's key and a position (grdb-row: cached statement); `relate-per-member@n` divides by n at the growth sizes | a new owner and N new members, each `member.owner = owner` (which keeps `owner.members` in step), one `save()` |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

@@ -129,7 +129,8 @@ struct StrataBenchmarks: AsyncParsableCommand {
             try RatioChart(report: report).svg.write(
                 to: directory.appendingPathComponent("ratios.svg"), atomically: true, encoding: .utf8)
             try report.write(to: directory.appendingPathComponent("RESULTS.md"), chartFile: "ratios.svg")
-            log("wrote \(directory.path)/RESULTS.md and ratios.svg")
+            try report.writeFigures(intoReadmeAt: directory.deletingLastPathComponent().appendingPathComponent("README.md"))
+            log("wrote \(directory.path)/RESULTS.md, ratios.svg and README's figures")
         }
         _ = Sink.value
     }
