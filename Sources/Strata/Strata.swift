@@ -78,6 +78,35 @@ extension PersistentContainer {
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "StrataMacros", type: "ModelMacro")
 
+/// Makes a struct a `ModelProjection` of a model: chosen properties read
+/// straight from the store into a `Sendable` value, without objects.
+///
+/// Each stored property names the model's property it holds:
+///
+/// - an attribute, with the attribute's type (the compiler checks they agree);
+/// - a to-one relationship, declared `ObjectID?` (or `ObjectID` when it is
+///   always set): the ID of the object it points to;
+/// - `id` or `objectID` of type `ObjectID`: the row's own ID.
+///
+/// A `let` with a value of its own is left alone. The conformance and its
+/// initializer go in an extension, so the struct keeps its memberwise
+/// initializer.
+///
+/// ```swift
+/// @Projection(of: Book.self)
+/// struct BookRow: Codable, Identifiable {
+///     let id: ObjectID
+///     let title: String
+///     let year: Int
+///     let author: ObjectID?
+/// }
+///
+/// let rows = try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year)]), as: BookRow.self)
+/// ```
+@attached(extension, conformances: ModelProjection, names: named(Model), named(projectedProperties), named(init(reading:)))
+public macro Projection<M: PersistentModel>(of model: M.Type) =
+    #externalMacro(module: "StrataMacros", type: "ProjectionMacro")
+
 /// Routes one stored property of a `@Model` class through its backing storage.
 /// `@Model` attaches it; do not write it yourself.
 @attached(accessor, names: named(init), named(get), named(set))

@@ -9,6 +9,10 @@ enum StrataDiagnostic: String, DiagnosticMessage {
     case propertyObservers
     case transientWithoutInitialValue
     case keyPathListExpected
+    case projectionNotAStruct
+    case projectionModelExpected
+    case projectionMultipleBindings
+    case projectionMissingTypeAnnotation
 
     var message: String {
         switch self {
@@ -28,6 +32,15 @@ enum StrataDiagnostic: String, DiagnosticMessage {
             "@Transient properties need an initial value, e.g. `@Transient var isExpanded = false`"
         case .keyPathListExpected:
             "expected array literals of key paths, e.g. `[\\.title, \\.year]`"
+        case .projectionNotAStruct:
+            "@Projection can only be applied to a struct"
+        case .projectionModelExpected:
+            "@Projection needs the model it reads, e.g. `@Projection(of: Book.self)`"
+        case .projectionMultipleBindings:
+            "declare each property of a projection with its own let or var, "
+                + "e.g. `let a: Int` and `let b: Int` instead of `let a, b: Int`"
+        case .projectionMissingTypeAnnotation:
+            "projection properties need an explicit type, e.g. `let year: Int`"
         }
     }
 

@@ -10,5 +10,6 @@ struct StrataMacrosPlugin: CompilerPlugin {
         MarkerMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        ProjectionMacro.self,
     ]
 }

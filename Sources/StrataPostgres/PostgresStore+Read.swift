@@ -101,24 +101,32 @@ extension PostgresStore {
         return Int(try integers(count.sql, count.arguments).first ?? 0)
     }
 
-    func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
-        guard !columns.isEmpty else { return try fetchKeys(plan).map { _ in [] } }
+    func fetchValues(
+        _ plan: FetchPlan, columns: [StoreExpression], _ body: (StoreValueRow) throws -> Void
+    ) throws(StrataError) {
         // The columns' values are bound first, the select's own after them.
         var renderer = PostgresQueryRenderer(layout: layout)
         let list = try columns.map { column throws(StrataError) in try renderer.value(column).sql }
         let select = try select(plan, leading: renderer.arguments)
         if select.checksEveryRow { try checkEveryRow(try self.select(plan)) }
         let rows = try pool.withSession { session throws(StrataError) in
-            try session.rows(select.sql(columns: list.joined(separator: ", ")), select.arguments)
+            try session.rows(select.sql(columns: (["t0.pk"] + list).joined(separator: ", ")), select.arguments)
         }
-        var values: [[StoredValue]] = []
-        values.reserveCapacity(rows.count)
-        for row in rows {
-            var rowValues: [StoredValue] = []
-            for cell in row { rowValues.append(try PostgresSession.value(cell)) }
-            values.append(rowValues)
+        let buffer = StoreValueBuffer(count: columns.count)
+        do {
+            for row in rows {
+                var cells = row.makeIterator()
+                guard let key = cells.next() else { continue }
+                for column in 0..<columns.count {
+                    buffer.set(column, try cells.next().map { cell throws(StrataError) in try PostgresSession.value(cell) } ?? .null)
+                }
+                try buffer.row(primaryKey: try PostgresSession.integer(key) ?? 0, body)
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.postgres, "Reading a row failed: \(error)")
         }
-        return values
     }
 
     func fetchRow(entityIndex: Int, primaryKey: Int64) throws(StrataError) -> StoredRow? {

@@ -1,3 +1,5 @@
+import Foundation
+import StrataCore
 import GRDB
 import GRDBSQLite
 
@@ -105,61 +107,26 @@ struct RawStatement {
     }
 
     /// The value of a column of the current row, by 0-based index.
-    func value(at column: Int32) -> StoredValue {
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, column))
-        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, column))
-        case SQLITE_TEXT: .text(text(at: column))
-        case SQLITE_BLOB: .blob(blob(at: column))
-        default: .null
-        }
-    }
-
-    /// The value of a column that should hold `kind` (a `NOT NULL` column of
-    /// that type, which Strata writes only in that storage class); `nil` reads
-    /// whatever the column holds.
     ///
-    /// A value of another storage class (written by another program) reads
-    /// as what it is, never converted, so the context's value check sees it
-    /// and the fetch fails with `.valueConversion` rather than reading text
-    /// as a number.
+    /// One `sqlite3_column_value` and then the value's own accessors, which
+    /// neither lock nor check the connection again: two column calls a value
+    /// cost twice that. The value is unprotected, which is safe here: the
+    /// connection is this thread's alone while GRDB runs the access.
     @inline(__always)
-    func value(at column: Int32, as kind: StoredValue.Kind?) -> StoredValue {
-        switch kind {
-        case .integer:
-            if sqlite3_column_type(handle, column) == SQLITE_INTEGER { return .integer(sqlite3_column_int64(handle, column)) }
-            return valueOfItsType(at: column)
-        case .real:
-            if sqlite3_column_type(handle, column) == SQLITE_FLOAT { return .real(sqlite3_column_double(handle, column)) }
-            return valueOfItsType(at: column)
-        case .text:
-            guard sqlite3_column_type(handle, column) == SQLITE_TEXT else { return valueOfItsType(at: column) }
-            // `sqlite3_column_text` before `sqlite3_column_bytes`, as SQLite advises.
-            guard let bytes = sqlite3_column_text(handle, column) else { return .null }
-            let count = Int(sqlite3_column_bytes(handle, column))
+    func value(at column: Int32) -> StoredValue {
+        guard let value = sqlite3_column_value(handle, column) else { return .null }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
+        case SQLITE_TEXT:
+            // `sqlite3_value_text` before `sqlite3_value_bytes`, as SQLite advises.
+            guard let bytes = sqlite3_value_text(value) else { return .text("") }
+            let count = Int(sqlite3_value_bytes(value))
             return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
-        case .blob, nil:
-            return value(at: column)
+        case SQLITE_BLOB:
+            guard let bytes = sqlite3_value_blob(value) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: Int(sqlite3_value_bytes(value))))
+        default: return .null
         }
-    }
-
-    /// ``value(at:)`` out of line: the rare second look of a typed read.
-    @inline(never)
-    private func valueOfItsType(at column: Int32) -> StoredValue {
-        value(at: column)
-    }
-
-    private func text(at column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-    }
-
-    private func blob(at column: Int32) -> Data {
-        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 }
-
-import Foundation
-import StrataCore

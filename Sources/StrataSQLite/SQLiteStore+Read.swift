@@ -31,35 +31,26 @@ final class RowCursor: StoreRow {
         if plan.columnsAreOrdinals {
             // Columns 0..<n are ordinals 0..<n: fill in one pass.
             for column in 0..<plan.propertyCount {
-                (target + column).initialize(to: statement.value(at: Int32(column + 2), as: plan.columnKinds[column]))
+                (target + column).initialize(to: statement.value(at: Int32(column + 2)))
             }
             return
         }
         target.initialize(repeating: .null, count: plan.propertyCount)
         for (column, ordinal) in plan.columnOrdinals.enumerated() {
-            target[ordinal] = statement.value(at: Int32(column + 2), as: plan.columnKinds[column])
+            target[ordinal] = statement.value(at: Int32(column + 2))
         }
     }
 }
 
-/// Where each column of an entity's rows goes among an object's values, and how to
-/// read it.
+/// Where each column of an entity's rows goes among an object's values.
 struct DecodePlan: Sendable {
     let columnOrdinals: [Int]
-    /// By column: the storage class of a required attribute (read without
-    /// asking SQLite for the value's type), else `nil` (optional attributes and
-    /// foreign keys may hold `NULL`).
-    let columnKinds: [StoredValue.Kind?]
     let propertyCount: Int
     /// Every property has a column, in ordinal order (no to-many relationships).
     let columnsAreOrdinals: Bool
 
     init(entity: EntityDescription) {
         columnOrdinals = entity.columnOrdinals
-        columnKinds = entity.columnOrdinals.map { ordinal in
-            guard case .attribute(let attribute) = entity.properties[ordinal], !attribute.isOptional else { return nil }
-            return attribute.type.storageKind
-        }
         propertyCount = entity.properties.count
         columnsAreOrdinals = columnOrdinals.count == propertyCount && columnOrdinals.elementsEqual(0..<propertyCount)
     }
@@ -106,16 +97,30 @@ extension SQLiteStore {
         try fetchRows(entityIndex: plan.entityIndex, sql: select.sql(columns: layout.entities[plan.entityIndex].selectList), arguments: select.arguments, body)
     }
 
-    func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
+    func fetchValues(
+        _ plan: FetchPlan, columns: [StoreExpression], _ body: (StoreValueRow) throws -> Void
+    ) throws(StrataError) {
         let select = select(plan)
         try checkEveryRow(select)
         var renderer = SQLiteQueryRenderer(schema: schema, layout: layout)
         let rendered = columns.map { renderer.value($0).fragment }
         // The columns' bound values come first, as they come first in the SQL.
-        let sql = select.sql(columns: rendered.map(\.sql).joined(separator: ", "))
+        let sql = select.sql(columns: (["t0.pk"] + rendered.map(\.sql)).joined(separator: ", "))
         let arguments = rendered.flatMap(\.arguments) + select.arguments
         do {
-            return try valueRows(sql: sql, arguments: arguments, columns: columns.count)
+            try writer.unsafeRead { db in
+                let statement = RawStatement(try db.cachedStatement(sql: sql), in: db)
+                statement.reset()
+                defer { statement.reset() }
+                try statement.bind(arguments)
+                let buffer = StoreValueBuffer(count: columns.count)
+                try db.holdingConnectionMutex {
+                    while try statement.step() {
+                        for column in 0..<columns.count { buffer.set(column, statement.value(at: Int32(column + 1))) }
+                        try buffer.row(primaryKey: statement.int64(at: 0), body)
+                    }
+                }
+            }
         } catch {
             throw Self.translate(error)
         }

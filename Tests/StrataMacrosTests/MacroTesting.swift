@@ -15,6 +15,9 @@ let strataMacros: [String: MacroSpec] = [
     "Transient": MacroSpec(type: MarkerMacro.self),
     "Unique": MacroSpec(type: UniqueMacro.self),
     "Index": MacroSpec(type: IndexMacro.self),
+    "Projection": MacroSpec(
+        type: ProjectionMacro.self,
+        conformances: [TypeSyntax(IdentifierTypeSyntax(name: .identifier("ModelProjection")))]),
 ]
 
 /// Expands Strata's macros in `source` and records an issue for each difference from

@@ -23,6 +23,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case notify = "notify"
     case batch = "batch"
     case relate = "relate"
+    case values = "values"
 
     /// The case number.
     var number: Int {
@@ -47,6 +48,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .notify: 18
         case .batch: 19
         case .relate: 20
+        case .values: 21
         }
     }
 

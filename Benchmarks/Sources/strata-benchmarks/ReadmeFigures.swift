@@ -8,7 +8,7 @@ extension Report {
 
     /// The cases README shows, each as a ratio to raw SQLite.
     static let readmeCases = [
-        "insert", "fetch-all", "query", "partial", "prefetch", "search-prefix", "update-all", "delete-all",
+        "insert", "fetch-all", "values", "query", "partial", "prefetch", "search-prefix", "update-all", "delete-all",
         "single-save-p50", "upsert", "relate", "batch-insert",
     ]
 

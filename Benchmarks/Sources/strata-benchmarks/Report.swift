@@ -134,6 +134,7 @@ struct Report {
             | controller | 10,000 rows by score; 100 × (`UPDATE` one row's score, run the ordered query again into structs) | 100 × (change one object's score, `save()`; the `FetchedResultsController` updates its list); `controller-refetch`: `fetch` again instead |
             | batch | raw SQLite: N prepared inserts in one transaction, `UPDATE item SET i1 = ?`, `DELETE FROM item`; pg-raw: `unnest` inserts of 10,000 rows, one `UPDATE`, one `DELETE` | `BatchInsertRequest` of N rows, `BatchUpdateRequest` of `i1` on every row, `BatchDeleteRequest` of every row (each timed alone) |
             | relate | one transaction: the owner row, then N prepared member inserts with the owner's key and a position (grdb-row: cached statement); `relate-per-member@n` divides by n at the growth sizes | a new owner and N new members, each `member.owner = owner` (which keeps `owner.members` in step), one `save()` |
+            | values | fetch every row into structs (the fetch-all work, timed again in this case) | `fetch(FetchRequest(), as: StrataItemValues.self)`: a `ModelProjection` of every attribute and the `ObjectID`, no objects |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

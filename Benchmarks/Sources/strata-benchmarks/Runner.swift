@@ -35,6 +35,7 @@ final class Runner {
         case .notify: try await notify()
         case .batch: try await batch()
         case .relate: try await relate()
+        case .values: try await values()
         case .migratePostgres: try await migratePostgres()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }

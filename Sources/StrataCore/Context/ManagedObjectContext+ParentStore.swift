@@ -124,10 +124,11 @@ extension ManagedObjectContext: ParentStore {
     }
 
     package func fetchValues<T: PersistentModel>(
-        _ request: FetchRequest<T>, ordinals: [Int], in child: ManagedObjectContext
-    ) throws -> [[PartialValue]] {
+        _ request: FetchRequest<T>, ordinals: [Int], in child: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) throws {
         // This context's state is in memory: read the child's objects.
-        try child.partialValuesInMemory(request, ordinals: ordinals)
+        try child.valuesInMemory(request, ordinals: ordinals, body)
     }
 
     package func fetchGroups<T: PersistentModel>(

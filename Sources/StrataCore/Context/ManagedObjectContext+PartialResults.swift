@@ -40,11 +40,14 @@ extension ManagedObjectContext {
             }
             // A distinct page is a page of the distinct combinations: read them all, then page.
             let read = distinct ? request.wholeResults : request
-            var rows = if request.includesPendingChanges && hasPendingChanges(entityIndex: entity.index) {
-                try partialValuesInMemory(read, ordinals: ordinals)
-            } else {
-                try parentStore.fetchValues(read, ordinals: ordinals, in: self)
+            var rows: [[PartialValue]] = []
+            func collect(_ row: inout ProjectionRow) throws {
+                var values: [PartialValue] = []
+                values.reserveCapacity(ordinals.count)
+                for _ in ordinals { values.append(try row.nextPartialValue()) }
+                rows.append(values)
             }
+            try fetchValues(read, ordinals: ordinals, collect)
             if distinct {
                 var seen = Set<[PartialValue]>()
                 rows = limited(rows.filter { seen.insert($0).inserted }, request: request)
@@ -57,14 +60,42 @@ extension ManagedObjectContext {
         }
     }
 
+    /// The values of the properties at `ordinals` of a request's matches, one
+    /// row per call of `body`: from the parent store, or from this context's
+    /// objects when its unsaved changes count.
+    func fetchValues<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], _ body: (inout ProjectionRow) throws -> Void
+    ) throws {
+        let entityIndex = try schema.entity(for: T.self).index
+        if request.includesPendingChanges && hasPendingChanges(entityIndex: entityIndex) {
+            try valuesInMemory(request, ordinals: ordinals, body)
+        } else {
+            try parentStore.fetchValues(request, ordinals: ordinals, in: self, body)
+        }
+    }
+
     /// The values of the objects a fetch returns (this context's unsaved changes count).
-    func partialValuesInMemory<T: PersistentModel>(_ request: FetchRequest<T>, ordinals: [Int]) throws -> [[PartialValue]] {
-        try fetch(request).map { object in
+    func valuesInMemory<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], _ body: (inout ProjectionRow) throws -> Void
+    ) throws {
+        let entity = try schema.entity(for: T.self)
+        // Rows carry their objects' IDs, so the layout needs no store.
+        let layout = ProjectionLayout(entity: entity, ordinals: ordinals, schema: schema, storeIdentifier: "")
+        let buffer = StoreValueBuffer(count: ordinals.count)
+        for object in try fetch(request) {
             let backing = object.persistentBacking
             backing.willAccess()
-            return ordinals.map { ordinal in
-                guard backing.entity?.relationship(at: ordinal) != nil else { return .stored(backing.values[ordinal]) }
-                return ObjectGraph.toOne(of: object, at: ordinal).map { .object($0.objectID) } ?? .stored(.null)
+            // A to-one may point at an object not saved yet: its ID, not a key.
+            let related = ordinals.indices.map { column in
+                layout.destinations[column] == nil ? nil : ObjectGraph.toOne(of: object, at: ordinals[column])?.objectID
+            }
+            for (column, ordinal) in ordinals.enumerated() {
+                buffer.set(column, layout.destinations[column] == nil ? backing.values[ordinal] : .null)
+            }
+            try buffer.row(primaryKey: 0) { values in
+                var row = ProjectionRow(values, layout: layout, objectID: backing.objectID, related: related)
+                defer { row.releaseUntaken() }
+                try body(&row)
             }
         }
     }

@@ -70,11 +70,13 @@ package protocol ParentStore: AnyObject {
     ) throws -> Value
 
     /// The values of the properties at `ordinals` (attributes and to-one
-    /// relationships) of a request's matches, in its order and page, without
-    /// making objects where the parent store can avoid it.
+    /// relationships) of a request's matches, in its order and page, one row
+    /// per call of `body`, without making objects where the parent store can
+    /// avoid it.
     func fetchValues<T: PersistentModel>(
-        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
-    ) throws -> [[PartialValue]]
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) throws
 
     /// The groups of a request's matches: each kept group's keys then its
     /// aggregates, in the grouped fetch's order and page.

@@ -101,21 +101,21 @@ extension PersistentStoreCoordinator: ParentStore {
     }
 
     package func fetchValues<T: PersistentModel>(
-        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext
-    ) throws -> [[PartialValue]] {
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) throws {
         let entity = try schema.entity(for: T.self)
         let columns = ordinals.map { StoreExpression.property(.row(0, entity: entity.index), $0) }
-        let destinations = ordinals.map { entity.relationship(at: $0) == nil ? nil : schema.entities[entity.destinationIndexByOrdinal[$0]] }
-        return try measured(.fetch, of: T.self, in: context) { store, report in
-            let rows = try store.fetchValues(plan(for: request), columns: columns)
-            report.rows = rows.count
-            return rows.map { row in
-                zip(row, destinations).map { value, destination in
-                    // A to-one's key names the object it points to.
-                    guard let destination, case .integer(let key) = value else { return .stored(value) }
-                    return .object(ObjectID(entityName: destination.name, storeIdentifier: store.identifier, primaryKey: key))
-                }
+        try measured(.fetch, of: T.self, in: context) { store, report in
+            let layout = ProjectionLayout(entity: entity, ordinals: ordinals, schema: schema, storeIdentifier: store.identifier)
+            var rows = 0
+            try store.fetchValues(plan(for: request), columns: columns) { values in
+                var row = ProjectionRow(values, layout: layout)
+                defer { row.releaseUntaken() }
+                try body(&row)
+                rows += 1
             }
+            report.rows = rows
         }
     }
 

@@ -49,9 +49,13 @@ package protocol PersistentStore: AnyObject, Sendable {
     func aggregate(
         _ plan: FetchPlan, _ function: AggregateFunction, of value: StoreExpression?, collation: Collation
     ) throws(StrataError) -> StoredValue
-    /// The values of `columns` for each row a plan matches, in its order and
-    /// page, without the rest of the row (partial results).
-    func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]]
+    /// The primary key and the values of `columns` of each row a plan
+    /// matches, in its order and page, without the rest of the row (partial
+    /// results and projections): one call of `body` each, with the values in
+    /// a buffer the store reuses (see ``StoreValueRow``).
+    func fetchValues(
+        _ plan: FetchPlan, columns: [StoreExpression], _ body: (StoreValueRow) throws -> Void
+    ) throws(StrataError)
     /// The groups of the rows a plan selects (its page, when it has one): for
     /// each group the query keeps, its key values then its aggregates, in the
     /// query's order and page (see ``GroupQuery/compute(_:)`` for the meaning).

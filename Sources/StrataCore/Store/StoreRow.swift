@@ -48,3 +48,69 @@ extension StoreRow {
         StoredRow(primaryKey: primaryKey, version: version, values: decodeValues())
     }
 }
+
+/// One row of a value fetch as a store hands it out: the row's primary key
+/// and the values asked for, in the order asked, in a buffer the store owns
+/// and reuses from row to row.
+///
+/// A reader may move values out with ``take(_:)``, so a string or data value
+/// passes to its destination without a copy; whatever it leaves, the store
+/// releases before the next row.
+///
+/// ```swift
+/// try store.fetchValues(plan, columns: columns) { row in
+///     print(row.primaryKey, row.take(0))
+/// }
+/// ```
+@usableFromInline package struct StoreValueRow {
+    @usableFromInline package let primaryKey: Int64
+    @usableFromInline package let values: UnsafeMutableBufferPointer<StoredValue>
+
+    package init(primaryKey: Int64, values: UnsafeMutableBufferPointer<StoredValue>) {
+        self.primaryKey = primaryKey
+        self.values = values
+    }
+
+    /// The value at `index`, moved out; `.null` (which holds nothing to
+    /// release) takes its place.
+    @inlinable @inline(__always)
+    package func take(_ index: Int) -> StoredValue {
+        let slot = values.baseAddress.unsafelyUnwrapped + index
+        let value = slot.move()
+        slot.initialize(to: .null)
+        return value
+    }
+}
+
+/// A buffer of stored values a store fills once per row of a value fetch.
+///
+/// Between rows every slot holds `.null`: the reader takes each value or
+/// releases what it leaves (``ProjectionRow``), so the store writes the next
+/// row's values without releasing anything first.
+package struct StoreValueBuffer: ~Copyable {
+    package let values: UnsafeMutableBufferPointer<StoredValue>
+
+    package init(count: Int) {
+        values = .allocate(capacity: count)
+        values.initialize(repeating: .null)
+    }
+
+    /// Sets the value of a column of the current row.
+    @inline(__always)
+    package func set(_ column: Int, _ value: StoredValue) {
+        // The slot holds `.null`, which owns nothing: overwriting it loses nothing.
+        (values.baseAddress.unsafelyUnwrapped + column).initialize(to: value)
+    }
+
+    /// Hands `body` the row of `primaryKey`, once the store has set the
+    /// buffer's values to that row's.
+    @inline(__always)
+    package func row(primaryKey: Int64, _ body: (StoreValueRow) throws -> Void) rethrows {
+        try body(StoreValueRow(primaryKey: primaryKey, values: values))
+    }
+
+    deinit {
+        values.deinitialize()
+        values.deallocate()
+    }
+}

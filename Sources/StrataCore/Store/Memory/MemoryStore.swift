@@ -114,13 +114,28 @@ package final class MemoryStore: PersistentStore {
         }
     }
 
-    package func fetchValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> [[StoredValue]] {
-        try withDatabase { database, _ throws(StrataError) in
+    package func fetchValues(
+        _ plan: FetchPlan, columns: [StoreExpression], _ body: (StoreValueRow) throws -> Void
+    ) throws(StrataError) {
+        // Values are computed under the lock; `body` runs after it, as it may
+        // call back into this store.
+        let rows = try withDatabase { database, _ throws(StrataError) in
             let keys = try Self.select(plan, in: database)
             var evaluator = MemoryEvaluator(database: database)
-            let rows = keys.map { key in columns.map { evaluator.value($0, entityIndex: plan.entityIndex, key: key) } }
+            let rows = keys.map { key in (key, columns.map { evaluator.value($0, entityIndex: plan.entityIndex, key: key) }) }
             if let failure = evaluator.failure { throw failure }
             return rows
+        }
+        let buffer = StoreValueBuffer(count: columns.count)
+        do {
+            for (key, values) in rows {
+                for column in 0..<columns.count { buffer.set(column, values[column]) }
+                try buffer.row(primaryKey: key, body)
+            }
+        } catch let error as StrataError {
+            throw error
+        } catch {
+            throw StrataError(.sqlite, "Reading the in-memory store failed", underlyingError: SendableDescription(error))
         }
     }
 
