@@ -66,7 +66,7 @@ extension StoreRow {
     @usableFromInline package let primaryKey: Int64
     @usableFromInline package let values: UnsafeMutableBufferPointer<StoredValue>
 
-    package init(primaryKey: Int64, values: UnsafeMutableBufferPointer<StoredValue>) {
+    @inlinable package init(primaryKey: Int64, values: UnsafeMutableBufferPointer<StoredValue>) {
         self.primaryKey = primaryKey
         self.values = values
     }
@@ -87,8 +87,8 @@ extension StoreRow {
 /// Between rows every slot holds `.null`: the reader takes each value or
 /// releases what it leaves (``ProjectionRow``), so the store writes the next
 /// row's values without releasing anything first.
-package struct StoreValueBuffer: ~Copyable {
-    package let values: UnsafeMutableBufferPointer<StoredValue>
+@usableFromInline package struct StoreValueBuffer: ~Copyable {
+    @usableFromInline package let values: UnsafeMutableBufferPointer<StoredValue>
 
     package init(count: Int) {
         values = .allocate(capacity: count)
@@ -96,7 +96,7 @@ package struct StoreValueBuffer: ~Copyable {
     }
 
     /// Sets the value of a column of the current row.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func set(_ column: Int, _ value: StoredValue) {
         // The slot holds `.null`, which owns nothing: overwriting it loses nothing.
         (values.baseAddress.unsafelyUnwrapped + column).initialize(to: value)
@@ -104,7 +104,7 @@ package struct StoreValueBuffer: ~Copyable {
 
     /// Hands `body` the row of `primaryKey`, once the store has set the
     /// buffer's values to that row's.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func row(primaryKey: Int64, _ body: (StoreValueRow) throws -> Void) rethrows {
         try body(StoreValueRow(primaryKey: primaryKey, values: values))
     }
