@@ -40,11 +40,12 @@ public struct BatchResult: Sendable {
         self.resultType = resultType
         self.count = write.primaryKeys.count
         self.changes = write.changes
-        objectIDs = resultType == .objectIDs
-            ? write.primaryKeys.map {
-                ObjectID(entityName: entityName, storeIdentifier: write.changes.storeIdentifier, primaryKey: $0)
-            }
-            : []
+        if resultType == .objectIDs {
+            let space = ObjectIDSpace.named(entity: entityName, store: write.changes.storeIdentifier)
+            objectIDs = write.primaryKeys.map { ObjectID(space: space, primaryKey: $0) }
+        } else {
+            objectIDs = []
+        }
     }
 
     /// Every object the transaction inserted.

@@ -67,6 +67,8 @@ public final class ManagedObjectContext {
     /// Set while a fault fires inside an accessor after its row failed the
     /// value check: the row loads as it is (see `fulfillFault(_:)`).
     var loadsUnreadableValues = false
+    /// The ID spaces of the objects this context makes for its store's rows.
+    var idSpaces = ObjectIDSpaces(store: "")
     package let inbox: MergeInbox
     /// Identifies this context's own saves in broadcasts.
     let originMarker = OriginMarker()
@@ -176,8 +178,8 @@ public final class ManagedObjectContext {
         guard let entity = try? schema.entity(for: type(of: object)) else {
             preconditionFailure("Strata: \(type(of: object)) is not an entity of this context's schema")
         }
-        let id = temporaryKey.map { ObjectID(entityName: entity.name, temporaryKey: $0) }
-            ?? ObjectID.makeTemporary(entityName: entity.name)
+        let id = temporaryKey.map { ObjectID(space: entity.temporaryIDSpace, temporaryKey: $0) }
+            ?? ObjectID.makeTemporary(in: entity.temporaryIDSpace)
         backing.prepareForInsertion(entity: entity, objectID: id, coordinator: self)
         tracker.insert(object, key: id.temporaryKey!)
         recordUndoStep(.insertion(object))
@@ -343,6 +345,13 @@ public final class ManagedObjectContext {
         return object
     }
 
+    /// The space of the IDs of an entity's rows in a store, found once.
+    @inline(__always)
+    func idSpace(_ entity: EntityDescription, store storeIdentifier: String) -> ObjectIDSpace {
+        if idSpaces.storeIdentifier != storeIdentifier { idSpaces = ObjectIDSpaces(store: storeIdentifier) }
+        return idSpaces[entity]
+    }
+
     /// A new object of this context for a stored row (a fault when `values` is
     /// nil); the caller registers it.
     @inline(__always)
@@ -352,7 +361,7 @@ public final class ManagedObjectContext {
     ) -> any PersistentModel {
         let backing = ModelBacking.stored(
             entity: entity,
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey),
+            objectID: ObjectID(space: idSpace(entity, store: storeIdentifier), primaryKey: primaryKey),
             coordinator: self, values: values, version: version)
         return entity.modelType.init(backing: backing)
     }
@@ -367,7 +376,7 @@ public final class ManagedObjectContext {
     ) throws(StrataError) -> any PersistentModel {
         let backing = ModelBacking.stored(
             entity: entity,
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: primaryKey ?? row.primaryKey),
+            objectID: ObjectID(space: idSpace(entity, store: storeIdentifier), primaryKey: primaryKey ?? row.primaryKey),
             token: contextToken, isFault: false, version: row.version
         ) { values, count in
             // The row and the entity come from the same schema.

@@ -73,7 +73,8 @@ extension PersistentStoreCoordinator: ParentStore {
         return try measured(.fetch, of: T.self, in: context) { store, report in
             let keys = try store.fetchKeys(plan(for: request))
             report.rows = keys.count
-            return keys.map { key in ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key) }
+            let space = ObjectIDSpace.named(entity: entity.name, store: store.identifier)
+            return keys.map { key in ObjectID(space: space, primaryKey: key) }
         }
     }
 
@@ -85,7 +86,8 @@ extension PersistentStoreCoordinator: ParentStore {
         return try await measured(.fetch, of: T.self, in: context, store: store) { report in
             let keys = try await store.awaitable.fetchKeysAsync(plan(for: request))
             report.rows = keys.count
-            return keys.map { key in ObjectID(entityName: entity.name, storeIdentifier: store.identifier, primaryKey: key) }
+            let space = ObjectIDSpace.named(entity: entity.name, store: store.identifier)
+            return keys.map { key in ObjectID(space: space, primaryKey: key) }
         }
     }
 

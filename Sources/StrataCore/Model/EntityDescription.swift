@@ -48,6 +48,8 @@ public final class EntityDescription: @unchecked Sendable {
     package let defaultValues: [StoredValue?]
     /// How each attribute's Swift type reads stored values, by ordinal (nil for relationships).
     package let valueReaders: [StoredValueReader?]
+    /// The space of the entity's temporary IDs.
+    package let temporaryIDSpace: ObjectIDSpace
 
     init(
         name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
@@ -55,6 +57,7 @@ public final class EntityDescription: @unchecked Sendable {
         index: Int, destinationIndexByOrdinal: [Int], inverseOrdinalByOrdinal: [Int], defaultValues: [StoredValue?]? = nil
     ) {
         self.name = name
+        self.temporaryIDSpace = .named(entity: name, store: "")
         self.properties = properties
         self.uniquenessConstraints = uniquenessConstraints
         self.indexes = indexes

@@ -253,7 +253,7 @@ public struct ModelBacking {
             valueCount: count,
             fields: {
                 BackingFields(
-                    modelType: modelType, objectID: ObjectID(entityName: "", temporaryKey: 0), state: .new,
+                    modelType: modelType, objectID: .unassigned, state: .new,
                     isFault: false, valueCount: count)
             },
             initializeValues: { values, count in values.initialize(repeating: .null, count: count) })

@@ -22,29 +22,54 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         case temporary(UInt64)
     }
 
-    /// The entity of the object.
-    public let entityName: String
-    /// The identifier of the store holding the object (empty while temporary).
-    public let storeIdentifier: String
+    // Unretained: spaces live as long as the process (see `ObjectIDSpace`),
+    // so copying, comparing and hashing an ID counts no references.
+    unowned(unsafe) let space: ObjectIDSpace
     let key: Key
 
-    package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
+    /// The entity of the object.
+    public var entityName: String { space.entityName }
+    /// The identifier of the store holding the object (empty while temporary).
+    public var storeIdentifier: String { space.storeIdentifier }
+
+    package init(space: ObjectIDSpace, primaryKey: Int64) {
+        self.space = space
         self.key = .permanent(primaryKey)
+    }
+
+    package init(space: ObjectIDSpace, temporaryKey: UInt64) {
+        self.space = space
+        self.key = .temporary(temporaryKey)
+    }
+
+    /// An ID by names; code that makes many IDs of one store finds the space
+    /// once instead (``ObjectIDSpaces``).
+    package init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
+        self.init(space: .named(entity: entityName, store: storeIdentifier), primaryKey: primaryKey)
+    }
+
+    package init(entityName: String, temporaryKey: UInt64) {
+        self.init(space: .named(entity: entityName, store: ""), temporaryKey: temporaryKey)
     }
 
     private static let nextTemporaryKey = Atomic<UInt64>(1)
 
-    package static func makeTemporary(entityName: String) -> ObjectID {
-        let key = nextTemporaryKey.wrappingAdd(1, ordering: .relaxed).oldValue
-        return ObjectID(entityName: entityName, temporaryKey: key)
+    /// A new temporary ID of an entity, unique in the process.
+    package static func makeTemporary(in space: ObjectIDSpace) -> ObjectID {
+        ObjectID(space: space, temporaryKey: nextTemporaryKey.wrappingAdd(1, ordering: .relaxed).oldValue)
     }
 
-    package init(entityName: String, temporaryKey: UInt64) {
-        self.entityName = entityName
-        self.storeIdentifier = ""
-        self.key = .temporary(temporaryKey)
+    /// An object not given its ID yet.
+    package static var unassigned: ObjectID { ObjectID(space: .unassigned, temporaryKey: 0) }
+
+    // One space per pair of names: the same space is the same entity and store.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.space === rhs.space && lhs.key == rhs.key
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(space))
+        hasher.combine(key)
     }
 
     /// Whether the object has not been saved yet.

@@ -46,8 +46,7 @@ public struct ProjectionRow: ~Copyable {
 
     /// The ID of the object the row holds.
     public var objectID: ObjectID {
-        objectValues?.objectID
-            ?? ObjectID(entityName: layout.entityName, storeIdentifier: layout.storeIdentifier, primaryKey: row.primaryKey)
+        objectValues?.objectID ?? ObjectID(space: layout.space, primaryKey: row.primaryKey)
     }
 
     /// The next value, moved out of the row.
@@ -137,7 +136,7 @@ public struct ProjectionRow: ~Copyable {
         switch stored {
         case .null: return nil
         case .integer(let key):
-            return ObjectID(entityName: destination, storeIdentifier: layout.storeIdentifier, primaryKey: key)
+            return ObjectID(space: destination, primaryKey: key)
         default: throw layout.unreadable(stored, column: column, as: ObjectID.self)
         }
     }
@@ -169,18 +168,20 @@ public struct ProjectionRow: ~Copyable {
 /// What a projection fetch knows of its columns, made once per fetch.
 @usableFromInline package final class ProjectionLayout: Sendable {
     let entityName: String
-    let storeIdentifier: String
+    /// The rows' ID space.
+    let space: ObjectIDSpace
     /// By column: the property's name.
     let names: [String]
-    /// By column: the destination entity's name of a to-one, nil for an attribute.
-    let destinations: [String?]
+    /// By column: the ID space of a to-one's destination, nil for an attribute.
+    let destinations: [ObjectIDSpace?]
 
     package init(entity: EntityDescription, ordinals: [Int], schema: Schema, storeIdentifier: String) {
         entityName = entity.name
-        self.storeIdentifier = storeIdentifier
+        space = .named(entity: entity.name, store: storeIdentifier)
         names = ordinals.map { entity.properties[$0].name }
         destinations = ordinals.map { ordinal in
-            entity.relationship(at: ordinal) == nil ? nil : schema.entities[entity.destinationIndexByOrdinal[ordinal]].name
+            guard entity.relationship(at: ordinal) != nil else { return nil }
+            return .named(entity: schema.entities[entity.destinationIndexByOrdinal[ordinal]].name, store: storeIdentifier)
         }
     }
 

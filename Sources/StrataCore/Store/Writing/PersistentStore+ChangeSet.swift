@@ -49,22 +49,21 @@ extension PersistentStore {
 /// ```
 package struct ChangedRows {
     package let entity: EntityDescription
-    let storeIdentifier: String
+    let space: ObjectIDSpace
 
     package init(entityIndex: Int, of store: some PersistentStore) {
-        entity = store.schema.entities[entityIndex]
-        storeIdentifier = store.identifier
+        self.init(store.schema.entities[entityIndex], storeIdentifier: store.identifier)
     }
 
     package init(_ entity: EntityDescription, storeIdentifier: String) {
         self.entity = entity
-        self.storeIdentifier = storeIdentifier
+        space = .named(entity: entity.name, store: storeIdentifier)
     }
 
     /// A row an insertion or update wrote: the properties at `ordinals` now hold `values`.
     package func row(_ key: Int64, ordinals: [Int], values: [StoredValue], version: Int64) -> ChangeSet.Row {
         ChangeSet.Row(
-            objectID: ObjectID(entityName: entity.name, storeIdentifier: storeIdentifier, primaryKey: key), entity: entity,
+            objectID: ObjectID(space: space, primaryKey: key), entity: entity,
             ordinals: ordinals, values: values, version: version)
     }
 

@@ -81,6 +81,8 @@ private struct Writing<Store: PersistentStore> {
     let store: Store
     let schema: Schema
     let identifier: String
+    /// The ID spaces of the save's entities, found once each.
+    var spaces: ObjectIDSpaces
     /// Whether versions were checked before writing (the second attempt).
     let checked: Bool
     var result: SaveResult
@@ -90,6 +92,7 @@ private struct Writing<Store: PersistentStore> {
         self.store = store
         schema = store.schema
         identifier = store.identifier
+        spaces = ObjectIDSpaces(store: identifier)
         self.checked = checked
         var changes = store.changeSet(author: request.author, contextName: request.contextName, origin: origin)
         changes.inserted.reserveCapacity(request.inserts.count)
@@ -98,10 +101,12 @@ private struct Writing<Store: PersistentStore> {
         result = SaveResult(changes: changes)
     }
 
-    private func row(
+    private mutating func row(
         _ entity: EntityDescription, _ key: Int64, ordinals: [Int], values: [StoredValue], version: Int64
     ) -> ChangeSet.Row {
-        ChangedRows(entity, storeIdentifier: identifier).row(key, ordinals: ordinals, values: values, version: version)
+        ChangeSet.Row(
+            objectID: ObjectID(space: spaces[entity], primaryKey: key), entity: entity, ordinals: ordinals, values: values,
+            version: version)
     }
 
     // MARK: Inserts
