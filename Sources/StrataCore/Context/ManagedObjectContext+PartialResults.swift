@@ -38,22 +38,35 @@ extension ManagedObjectContext {
                 }
                 return ordinal
             }
+            let names = ordinals.map { entity.properties[$0].name }
+            guard distinct else {
+                // Each row straight into its dictionary.
+                var dictionaries: [[String: Any]] = []
+                try fetchValues(request, ordinals: ordinals) { row in
+                    var dictionary = [String: Any](minimumCapacity: ordinals.count)
+                    for column in ordinals.indices {
+                        try put(try row.nextPartialValue(), column: column, ordinals: ordinals, names: names, entity: entity, into: &dictionary)
+                    }
+                    dictionaries.append(dictionary)
+                }
+                return dictionaries
+            }
             // A distinct page is a page of the distinct combinations: read them all, then page.
-            let read = distinct ? request.wholeResults : request
             var rows: [[PartialValue]] = []
-            func collect(_ row: inout ProjectionRow) throws {
+            try fetchValues(request.wholeResults, ordinals: ordinals) { row in
                 var values: [PartialValue] = []
                 values.reserveCapacity(ordinals.count)
                 for _ in ordinals { values.append(try row.nextPartialValue()) }
                 rows.append(values)
             }
-            try fetchValues(read, ordinals: ordinals, collect)
-            if distinct {
-                var seen = Set<[PartialValue]>()
-                rows = limited(rows.filter { seen.insert($0).inserted }, request: request)
+            var seen = Set<[PartialValue]>()
+            return try limited(rows.filter { seen.insert($0).inserted }, request: request).map { row throws(StrataError) in
+                var dictionary = [String: Any](minimumCapacity: ordinals.count)
+                for (column, value) in row.enumerated() {
+                    try put(value, column: column, ordinals: ordinals, names: names, entity: entity, into: &dictionary)
+                }
+                return dictionary
             }
-            let names = ordinals.map { entity.properties[$0].name }
-            return try rows.map { row throws(StrataError) in try dictionary(row, ordinals: ordinals, names: names, entity: entity) }
         } catch {
             report(error)
             throw error
@@ -100,30 +113,26 @@ extension ManagedObjectContext {
         }
     }
 
-    /// `names`: the properties' names, by position in `ordinals`.
-    private func dictionary(
-        _ row: [PartialValue], ordinals: [Int], names: [String], entity: EntityDescription
-    ) throws(StrataError) -> [String: Any] {
-        // Sized once: grown key by key, a dictionary is made again at each growth.
-        var result = [String: Any](minimumCapacity: ordinals.count)
-        for (index, value) in row.enumerated() where index < ordinals.count {
-            let ordinal = ordinals[index]
-            let name = names[index]
-            switch value {
-            case .object(let id):
-                result[name] = id
-            case .stored(.null):
-                continue
-            case .stored(let stored):
-                guard let decoded = entity.valueReaders[ordinal]?.decode(stored) else {
-                    throw StrataError(
-                        .valueConversion, "\(entity.name).\(name) holds \(stored), which cannot be read as its type",
-                        entityName: entity.name, propertyName: name)
-                }
-                result[name] = decoded
+    /// Sets the value of column `column` in a row's dictionary (a `nil`
+    /// value leaves its key out); `names` are the properties' names by column.
+    @inline(__always)
+    private func put(
+        _ value: PartialValue, column: Int, ordinals: [Int], names: [String], entity: EntityDescription,
+        into dictionary: inout [String: Any]
+    ) throws(StrataError) {
+        switch value {
+        case .object(let id):
+            dictionary[names[column]] = id
+        case .stored(.null):
+            return
+        case .stored(let stored):
+            guard let decoded = entity.valueReaders[ordinals[column]]?.decode(stored) else {
+                throw StrataError(
+                    .valueConversion, "\(entity.name).\(names[column]) holds \(stored), which cannot be read as its type",
+                    entityName: entity.name, propertyName: names[column])
             }
+            dictionary[names[column]] = decoded
         }
-        return result
     }
 }
 
