@@ -256,6 +256,10 @@ final class PostgresStore: PersistentStore, AsyncPersistentStore {
         try await offload { () throws(StrataError) in try self.count(plan) }
     }
 
+    func fetchValuesAsync(_ plan: FetchPlan, columns: [StoreExpression]) async throws(StrataError) -> StoredValueRows {
+        try await offload { () throws(StrataError) in try self.collectValues(plan, columns: columns) }
+    }
+
     func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult {
         try await offload { () throws(StrataError) in try self.save(request, origin: origin) }
     }

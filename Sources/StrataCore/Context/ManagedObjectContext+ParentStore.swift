@@ -131,6 +131,13 @@ extension ManagedObjectContext: ParentStore {
         try child.valuesInMemory(request, ordinals: ordinals, body)
     }
 
+    nonisolated(nonsending) package func fetchValuesAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in child: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) async throws {
+        try child.valuesInMemory(request, ordinals: ordinals, body)
+    }
+
     package func fetchGroups<T: PersistentModel>(
         _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in child: ManagedObjectContext
     ) throws -> [[StoredValue]] {

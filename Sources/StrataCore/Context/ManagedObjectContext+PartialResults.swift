@@ -87,6 +87,18 @@ extension ManagedObjectContext {
         }
     }
 
+    /// ``fetchValues(_:ordinals:_:)``, awaiting the parent store.
+    nonisolated(nonsending) func fetchValuesAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], _ body: (inout ProjectionRow) throws -> Void
+    ) async throws {
+        let entityIndex = try schema.entity(for: T.self).index
+        if request.includesPendingChanges && hasPendingChanges(entityIndex: entityIndex) {
+            try valuesInMemory(request, ordinals: ordinals, body)
+        } else {
+            try await parentStore.fetchValuesAsync(request, ordinals: ordinals, in: self, body)
+        }
+    }
+
     /// The values of the objects a fetch returns (this context's unsaved changes count).
     func valuesInMemory<T: PersistentModel>(
         _ request: FetchRequest<T>, ordinals: [Int], _ body: (inout ProjectionRow) throws -> Void

@@ -32,6 +32,24 @@ extension ManagedObjectContext {
         return projections
     }
 
+    /// ``fetch(_:as:)``, awaiting the store: for stores that answer over a
+    /// network (PostgreSQL), the thread is not blocked while the rows come.
+    ///
+    /// ```swift
+    /// let rows = try await context.fetchAsync(FetchRequest<Book>(), as: BookRow.self)
+    /// ```
+    @inlinable
+    nonisolated(nonsending) public func fetchAsync<P: ModelProjection>(
+        _ request: FetchRequest<P.Model>, as type: P.Type
+    ) async throws -> [P] {
+        var projections: [P] = []
+        if let limit = request.fetchLimit { projections.reserveCapacity(min(limit, 4096)) }
+        try await readProjectionsAsync(of: request, properties: P.projectedProperties, named: "\(P.self)") { row in
+            projections.append(try P(reading: &row))
+        }
+        return projections
+    }
+
     /// The rows of a projection fetch, one call of `body` each; `name` is
     /// the projection's, for errors.
     @usableFromInline
@@ -41,20 +59,43 @@ extension ManagedObjectContext {
     ) throws {
         do {
             mergePendingChanges()
-            let entity = try schema.entity(for: Model.self)
-            let ordinals = try properties.map { keyPath throws(StrataError) in
-                guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
-                    throw StrataError(
-                        .unsupportedPredicate,
-                        "\(name()) projects \(keyPath), which is not an attribute or to-one relationship of \(entity.name)",
-                        entityName: entity.name)
-                }
-                return ordinal
-            }
+            let ordinals = try projectedOrdinals(properties, named: name())
             try fetchValues(request, ordinals: ordinals, body)
         } catch {
             report(error)
             throw error
+        }
+    }
+
+    /// ``readProjections(of:properties:named:_:)``, awaiting the store.
+    @usableFromInline
+    nonisolated(nonsending) func readProjectionsAsync<Model: PersistentModel>(
+        of request: FetchRequest<Model>, properties: [PartialKeyPath<Model>], named name: String,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) async throws {
+        do {
+            mergePendingChanges()
+            let ordinals = try projectedOrdinals(properties, named: name)
+            try await fetchValuesAsync(request, ordinals: ordinals, body)
+        } catch {
+            report(error)
+            throw error
+        }
+    }
+
+    /// The ordinals of the properties a projection reads.
+    private func projectedOrdinals<Model: PersistentModel>(
+        _ properties: [PartialKeyPath<Model>], named name: @autoclosure () -> String
+    ) throws(StrataError) -> [Int] {
+        let entity = try schema.entity(for: Model.self)
+        return try properties.map { keyPath throws(StrataError) in
+            guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
+                throw StrataError(
+                    .unsupportedPredicate,
+                    "\(name()) projects \(keyPath), which is not an attribute or to-one relationship of \(entity.name)",
+                    entityName: entity.name)
+            }
+            return ordinal
         }
     }
 }

@@ -78,6 +78,13 @@ package protocol ParentStore: AnyObject {
         _ body: (inout ProjectionRow) throws -> Void
     ) throws
 
+    /// ``fetchValues(_:ordinals:in:_:)``, awaiting the store; `body` runs
+    /// once the answer is in.
+    nonisolated(nonsending) func fetchValuesAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) async throws
+
     /// The groups of a request's matches: each kept group's keys then its
     /// aggregates, in the grouped fetch's order and page.
     func fetchGroups<T: PersistentModel>(

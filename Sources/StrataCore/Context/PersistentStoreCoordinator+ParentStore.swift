@@ -121,6 +121,26 @@ extension PersistentStoreCoordinator: ParentStore {
         }
     }
 
+    nonisolated(nonsending) package func fetchValuesAsync<T: PersistentModel>(
+        _ request: FetchRequest<T>, ordinals: [Int], in context: ManagedObjectContext,
+        _ body: (inout ProjectionRow) throws -> Void
+    ) async throws {
+        let store = try loadedStore()
+        let entity = try schema.entity(for: T.self)
+        let columns = ordinals.map { StoreExpression.property(.row(0, entity: entity.index), $0) }
+        let rows = try await measured(.fetch, of: T.self, in: context, store: store) { report in
+            let rows = try await store.awaitable.fetchValuesAsync(plan(for: request), columns: columns)
+            report.rows = rows.keys.count
+            return rows
+        }
+        let layout = ProjectionLayout(entity: entity, ordinals: ordinals, schema: schema, storeIdentifier: store.identifier)
+        try rows.forEach { values in
+            var row = ProjectionRow(values, layout: layout)
+            defer { row.releaseUntaken() }
+            try body(&row)
+        }
+    }
+
     package func fetchGroups<T: PersistentModel>(
         _ request: FetchRequest<T>, _ group: GroupedFetch<T>, in context: ManagedObjectContext
     ) throws -> [[StoredValue]] {

@@ -20,6 +20,9 @@ package protocol AsyncPersistentStore: AnyObject, Sendable {
     func fetchKeysAsync(_ plan: FetchPlan) async throws(StrataError) -> [Int64]
     /// How many rows a plan selects.
     func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int
+    /// The keys and the values of `columns` of the rows a plan matches
+    /// (see ``PersistentStore/fetchValues(_:columns:_:)``).
+    func fetchValuesAsync(_ plan: FetchPlan, columns: [StoreExpression]) async throws(StrataError) -> StoredValueRows
     /// Writes a context's changes as one transaction (see ``PersistentStore/save(_:origin:)``).
     func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult
 }
@@ -38,6 +41,17 @@ extension PersistentStore {
 
     package func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {
         try count(plan)
+    }
+
+    package func fetchValuesAsync(_ plan: FetchPlan, columns: [StoreExpression]) async throws(StrataError) -> StoredValueRows {
+        try collectValues(plan, columns: columns)
+    }
+
+    /// ``fetchValues(_:columns:_:)``'s rows, kept.
+    package func collectValues(_ plan: FetchPlan, columns: [StoreExpression]) throws(StrataError) -> StoredValueRows {
+        var rows = StoredValueRows(columnCount: columns.count)
+        try fetchValues(plan, columns: columns) { rows.append($0) }
+        return rows
     }
 
     package func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult {
@@ -68,6 +82,10 @@ private final class SynchronousStoreAwaiting: AsyncPersistentStore {
 
     func countAsync(_ plan: FetchPlan) async throws(StrataError) -> Int {
         try store.count(plan)
+    }
+
+    func fetchValuesAsync(_ plan: FetchPlan, columns: [StoreExpression]) async throws(StrataError) -> StoredValueRows {
+        try store.collectValues(plan, columns: columns)
     }
 
     func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult {

@@ -114,3 +114,35 @@ extension StoreRow {
         values.deallocate()
     }
 }
+
+/// The rows of a value fetch as one value, for a store that answers after a
+/// suspension: each row's key, and the values of every row, row after row.
+///
+/// ```swift
+/// let rows = try await store.awaitable.fetchValuesAsync(plan, columns: columns)
+/// try rows.forEach { row in print(row.primaryKey, row.take(0)) }
+/// ```
+package struct StoredValueRows: Sendable {
+    package let columnCount: Int
+    package private(set) var keys: [Int64] = []
+    package private(set) var values: [StoredValue] = []
+
+    package init(columnCount: Int) {
+        self.columnCount = columnCount
+    }
+
+    /// Keeps a copy of a row a store hands out.
+    package mutating func append(_ row: StoreValueRow) {
+        keys.append(row.primaryKey)
+        for column in 0..<columnCount { values.append(row.take(column)) }
+    }
+
+    /// Hands the rows out again, one ``StoreValueRow`` each, as the store did.
+    package func forEach(_ body: (StoreValueRow) throws -> Void) rethrows {
+        let buffer = StoreValueBuffer(count: columnCount)
+        for (index, key) in keys.enumerated() {
+            for column in 0..<columnCount { buffer.set(column, values[index * columnCount + column]) }
+            try buffer.row(primaryKey: key, body)
+        }
+    }
+}

@@ -198,6 +198,24 @@ struct ProjectionTests {
         }
     }
 
+    @Test(arguments: testedStoreKinds)
+    func awaitingTheStoreGivesTheSameRows(_ kind: StoreKind) async throws {
+        let stack = try await TestStack(kind)
+        let context = stack.container.newContext()
+        Self.fill(context)
+        // Unsaved: from the context's objects.
+        #expect(try await context.fetchAsync(Self.byYear, as: BookRow.self) == (try context.fetch(Self.byYear, as: BookRow.self)))
+        try context.save()
+        context.reset()
+        // Saved: from the store, awaited.
+        let awaited = try await context.fetchAsync(Self.byYear, as: BookRow.self)
+        #expect(awaited == (try Self.expected(Self.byYear, in: context)))
+        #expect(awaited.map(\.title) == ["A Wizard of Earthsea", "Lathe of Heaven", "Orphan", "The Word for World", "The Dispossessed"])
+        await #expect(throws: StrataError.self) { try await context.fetchAsync(FetchRequest<Book>(), as: TitleAsNumber.self) }
+        let child = context.newChildContext()
+        #expect(try await child.fetchAsync(Self.byYear, as: BookRow.self) == awaited)
+    }
+
     @Test func projectionsCrossIsolationDomains() async throws {
         let stack = try await TestStack(.memory)
         try stack.container.perform { context in

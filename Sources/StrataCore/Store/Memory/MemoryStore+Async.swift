@@ -19,6 +19,11 @@ extension MemoryStore: AsyncPersistentStore {
         return try count(plan)
     }
 
+    package func fetchValuesAsync(_ plan: FetchPlan, columns: [StoreExpression]) async throws(StrataError) -> StoredValueRows {
+        await Task.yield()
+        return try collectValues(plan, columns: columns)
+    }
+
     package func saveAsync(_ request: SaveRequest, origin: ObjectIdentifier?) async throws(StrataError) -> SaveResult {
         await Task.yield()
         return try save(request, origin: origin)
