@@ -29,14 +29,8 @@ extension ManagedObjectContext {
         do {
             mergePendingChanges()
             let entity = try schema.entity(for: T.self)
-            let ordinals = try properties.map { keyPath throws(StrataError) in
-                guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
-                    throw StrataError(
-                        .unsupportedPredicate,
-                        "\(keyPath) is not an attribute or to-one relationship of \(entity.name); only those can be fetched as properties",
-                        entityName: entity.name)
-                }
-                return ordinal
+            let ordinals = try ordinalsWithColumns(properties) { keyPath, entityName in
+                "\(keyPath) is not an attribute or to-one relationship of \(entityName); only those can be fetched as properties"
             }
             let names = ordinals.map { entity.properties[$0].name }
             guard distinct else {
@@ -84,6 +78,21 @@ extension ManagedObjectContext {
             try valuesInMemory(request, ordinals: ordinals, body)
         } else {
             try parentStore.fetchValues(request, ordinals: ordinals, in: self, body)
+        }
+    }
+
+    /// The ordinals of the properties key paths name, each an attribute or a
+    /// to-one relationship; `.unsupportedPredicate` with `refusal`'s words
+    /// (given the key path and the entity's name) for any other.
+    func ordinalsWithColumns<T: PersistentModel>(
+        _ keyPaths: [PartialKeyPath<T>], refusal: (AnyKeyPath, String) -> String
+    ) throws(StrataError) -> [Int] {
+        let entity = try schema.entity(for: T.self)
+        return try keyPaths.map { keyPath throws(StrataError) in
+            guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
+                throw StrataError(.unsupportedPredicate, refusal(keyPath, entity.name), entityName: entity.name)
+            }
+            return ordinal
         }
     }
 

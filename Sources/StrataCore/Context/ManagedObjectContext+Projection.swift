@@ -59,7 +59,9 @@ extension ManagedObjectContext {
     ) throws {
         do {
             mergePendingChanges()
-            let ordinals = try projectedOrdinals(properties, named: name())
+            let ordinals = try ordinalsWithColumns(properties) { keyPath, entityName in
+                "\(name()) projects \(keyPath), which is not an attribute or to-one relationship of \(entityName)"
+            }
             try fetchValues(request, ordinals: ordinals, body)
         } catch {
             report(error)
@@ -75,27 +77,13 @@ extension ManagedObjectContext {
     ) async throws {
         do {
             mergePendingChanges()
-            let ordinals = try projectedOrdinals(properties, named: name)
+            let ordinals = try ordinalsWithColumns(properties) { keyPath, entityName in
+                "\(name) projects \(keyPath), which is not an attribute or to-one relationship of \(entityName)"
+            }
             try await fetchValuesAsync(request, ordinals: ordinals, body)
         } catch {
             report(error)
             throw error
-        }
-    }
-
-    /// The ordinals of the properties a projection reads.
-    private func projectedOrdinals<Model: PersistentModel>(
-        _ properties: [PartialKeyPath<Model>], named name: @autoclosure () -> String
-    ) throws(StrataError) -> [Int] {
-        let entity = try schema.entity(for: Model.self)
-        return try properties.map { keyPath throws(StrataError) in
-            guard let ordinal = entity.ordinal(for: keyPath), entity.properties[ordinal].hasColumn else {
-                throw StrataError(
-                    .unsupportedPredicate,
-                    "\(name()) projects \(keyPath), which is not an attribute or to-one relationship of \(entity.name)",
-                    entityName: entity.name)
-            }
-            return ordinal
         }
     }
 }
