@@ -38,7 +38,7 @@ public protocol ModelProjection: Sendable {
     /// The model's attributes and to-one relationships the projection reads,
     /// in the order ``init(reading:)`` reads them.
     static var projectedProperties: [PartialKeyPath<Model>] { get }
-    /// Reads one row: one ``ProjectionRow/next(as:)`` per projected property,
+    /// Reads one row: one `next(as:)` per projected property,
     /// in order.
     init(reading row: inout ProjectionRow) throws(StrataError)
 }

@@ -3,7 +3,7 @@ import Foundation
 /// One row of a projection fetch, read value by value in the order of
 /// ``ModelProjection/projectedProperties``.
 ///
-/// Each ``next(as:)`` moves the next value out of the store's row buffer and
+/// Each `next(as:)` moves the next value out of the store's row buffer and
 /// converts it to the Swift type asked for, with the same rules as a model's
 /// accessors (raw-value enums, `Codable` values as JSON, a to-one
 /// relationship as the ``ObjectID`` it points to). A value that cannot be
