@@ -18,7 +18,8 @@ import StrataServiceLifecycle
     init(title: String, year: Int) { self.title = title; self.year = year }
 }
 
-/// A book as the API sends and receives it.
+/// A book as the API sends and receives it: read straight from the store as a projection.
+@Projection(of: Book.self)
 struct BookBody: ResponseCodable {
     var title: String
     var year: Int
@@ -60,8 +61,7 @@ func router(for container: PersistentContainer) -> Router<BasicRequestContext> {
     let router = Router()
     router.get("books") { _, _ -> [BookBody] in
         try await container.performBackgroundTask { context in
-            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)]))
-                .map { BookBody(title: $0.title, year: $0.year) }
+            try context.fetch(FetchRequest<Book>(sortBy: [SortDescriptor(\.year), SortDescriptor(\.title)]), as: BookBody.self)
         }
     }
     router.post("books") { request, context -> EditedResponse<BookBody> in
