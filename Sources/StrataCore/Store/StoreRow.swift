@@ -53,9 +53,9 @@ extension StoreRow {
 /// and the values asked for, in the order asked, in a buffer the store owns
 /// and reuses from row to row.
 ///
-/// A reader may move values out with ``take(_:)``, so a string or data value
-/// passes to its destination without a copy; whatever it leaves, the store
-/// releases before the next row.
+/// A reader moves values out with ``take(_:)``, so a string or data value
+/// passes to its destination without a copy, and leaves `.null` in every
+/// slot before the next row (``ProjectionRow`` takes or releases each).
 ///
 /// ```swift
 /// try store.fetchValues(plan, columns: columns) { row in
