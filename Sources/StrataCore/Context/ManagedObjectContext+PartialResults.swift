@@ -116,11 +116,12 @@ extension ManagedObjectContext {
         // Rows carry their objects' IDs, so the layout needs no store.
         let layout = ProjectionLayout(entity: entity, ordinals: ordinals, schema: schema, storeIdentifier: "")
         let buffer = StoreValueBuffer(count: ordinals.count)
+        let readsRelationships = layout.destinations.contains { $0 != nil }
         for object in try fetch(request) {
             let backing = object.persistentBacking
             backing.willAccess()
             // A to-one may point at an object not saved yet: its ID, not a key.
-            let related = ordinals.indices.map { column in
+            let related = !readsRelationships ? [] : ordinals.indices.map { column in
                 layout.destinations[column] == nil ? nil : ObjectGraph.toOne(of: object, at: ordinals[column])?.objectID
             }
             for (column, ordinal) in ordinals.enumerated() {
