@@ -112,11 +112,19 @@ extension SQLiteStore {
             try statement.bind(row.values, startingAt: index + 1)
             index += Int32(row.values.count + 1)
         }
+        // The usual unique key is one column: its values find rows without an array per row.
+        let keyColumn = keys.count == 1 && keys[0].count == 1 ? keys[0][0] : nil
         var byProposedKey: [Int64: Int] = [:]
+        byProposedKey.reserveCapacity(chunk.count)
+        var byKeyValue: [StoredValue: Int] = [:]
         var byUniqueKey: [UniqueKeyValue: Int] = [:]
         for row in chunk {
             byProposedKey[row.key] = row.row
             guard action != .keep else { continue }
+            if let keyColumn {
+                if !row.values[keyColumn].isNull { byKeyValue[row.values[keyColumn]] = row.row }
+                continue
+            }
             for (constraint, key) in keys.enumerated() {
                 let values = key.map { row.values[$0] }
                 if !values.contains(where: \.isNull) { byUniqueKey[UniqueKeyValue(constraint: constraint, values: values)] = row.row }
@@ -130,11 +138,16 @@ extension SQLiteStore {
                 outcomes.append(UpsertOutcome(primaryKey: pk, version: rowVersion, row: row, inserted: true, columns: written))
                 continue
             }
-            var stored: [Int: StoredValue] = [:]
-            for (offset, column) in keyColumns.enumerated() { stored[column] = statement.value(at: Int32(offset + 2)) }
-            let match = keys.indices.lazy.compactMap { constraint in
-                byUniqueKey[UniqueKeyValue(constraint: constraint, values: keys[constraint].map { stored[$0] ?? .null })]
-            }.first
+            let match: Int?
+            if keyColumn != nil {
+                match = byKeyValue[statement.value(at: 2)]
+            } else {
+                var stored: [Int: StoredValue] = [:]
+                for (offset, column) in keyColumns.enumerated() { stored[column] = statement.value(at: Int32(offset + 2)) }
+                match = keys.indices.lazy.compactMap { constraint in
+                    byUniqueKey[UniqueKeyValue(constraint: constraint, values: keys[constraint].map { stored[$0] ?? .null })]
+                }.first
+            }
             guard let row = match else {
                 throw StrataError(.sqlite, "A batch insert of \(entity.name) updated a row it cannot match to one of its rows; nothing was written")
             }

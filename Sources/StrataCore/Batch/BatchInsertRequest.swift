@@ -87,26 +87,16 @@ public struct BatchInsertRequest<Model: PersistentModel> {
     func rows(_ values: BatchValues, tracksGivenColumns: Bool = false) throws -> BatchRows {
         var rows = BatchRows()
         var setIndex: [[Int]: Int] = [:]
-        let columnOrdinals = values.entity.columnOrdinals
-        func noteGiven(_ slots: [Any?]) {
+        var lastGiven: OrdinalSet?
+        func noteGiven(_ given: OrdinalSet) {
             guard tracksGivenColumns else { return }
-            // Rows mostly set what the row before set: reuse its set unless one differs.
-            if let last = rows.columnSetOfRow.last {
-                var next = 0, same = true
-                let set = rows.columnSets[last]
-                for (column, ordinal) in columnOrdinals.enumerated() where slots[ordinal] != nil {
-                    guard next < set.count, set[next] == column else {
-                        same = false
-                        break
-                    }
-                    next += 1
-                }
-                if same, next == set.count {
-                    rows.columnSetOfRow.append(last)
-                    return
-                }
+            // Rows mostly set what the row before set.
+            if given == lastGiven, let last = rows.columnSetOfRow.last {
+                rows.columnSetOfRow.append(last)
+                return
             }
-            let columns = columnOrdinals.indices.filter { slots[columnOrdinals[$0]] != nil }
+            lastGiven = given
+            let columns = given.elements
             let index = setIndex[columns] ?? {
                 rows.columnSets.append(columns)
                 setIndex[columns] = rows.columnSets.count - 1
@@ -114,108 +104,33 @@ public struct BatchInsertRequest<Model: PersistentModel> {
             }()
             rows.columnSetOfRow.append(index)
         }
+        var slots = [BatchSlot](repeating: .unset, count: values.entity.properties.count)
         switch source {
         case .dictionaries(let objects):
             rows.values.reserveCapacity(objects.count)
-            var slots = [Any?](repeating: nil, count: values.entity.properties.count)
             for object in objects {
-                for index in slots.indices { slots[index] = nil }
                 for (name, value) in object {
-                    slots[try values.ordinal(named: name)] = value
+                    slots[try values.ordinal(named: name)] = .given(value)
                 }
-                rows.values.append(try values.row(slots))
-                noteGiven(slots)
+                var given = OrdinalSet()
+                rows.values.append(try values.takeRow(&slots, given: &given))
+                noteGiven(given)
             }
         case .handler(let handler):
             var row = BatchRow<Model>(entity: values.entity)
-            // Whether a batch may set each property is checked once, the first time it is set.
-            var settable = [Bool](repeating: false, count: values.entity.properties.count)
             while true {
                 row.clear()
                 if try handler(&row) { break }
                 if let problem = row.problem { throw problem }
-                for ordinal in row.values.indices where !settable[ordinal] && row.values[ordinal] != nil {
+                for ordinal in values.ordinalsWithoutColumn {
+                    if case .unset = row.slots[ordinal] { continue }
                     _ = try values.ordinal(named: values.entity.properties[ordinal].name)
-                    settable[ordinal] = true
                 }
-                rows.values.append(try values.row(row.values))
-                noteGiven(row.values)
+                var given = OrdinalSet()
+                rows.values.append(try values.takeRow(&row.slots, given: &given))
+                noteGiven(given)
             }
         }
         return rows
-    }
-}
-
-/// One row of a ``BatchInsertRequest`` being filled by its handler: set
-/// properties by key path or by name.
-///
-/// ```swift
-/// row[\.title] = "Dune"      // typed: the value must be the property's type
-/// row[\.author] = author     // a saved object (or use row["author"] = authorID)
-/// row["year"] = 1965         // by name: any value the property can store
-/// ```
-///
-/// Properties left unset are `nil` (optional ones) or an error (required ones).
-/// A key path or name that is not an attribute or to-one relationship makes
-/// the request throw `.validation` once the handler returns.
-public struct BatchRow<Model: PersistentModel> {
-    let entity: EntityDescription
-    /// The values set so far, by property ordinal (nil: not set).
-    var values: [Any?]
-    /// The first key path or name that did not name a persistent property.
-    var problem: StrataError?
-    /// The key paths set so far with their ordinals: a handler sets the same
-    /// few on every row, and finding one here by identity is cheaper than
-    /// hashing it. Holding them keeps their identities from being reused.
-    private var recentKeyPaths: [(keyPath: AnyKeyPath, ordinal: Int)] = []
-
-    init(entity: EntityDescription) {
-        self.entity = entity
-        self.values = Array(repeating: nil, count: entity.properties.count)
-    }
-
-    mutating func clear() {
-        for index in values.indices { values[index] = nil }
-        problem = nil
-    }
-
-    /// The value of a property, by key path; `nil` when not set yet.
-    public subscript<Value>(keyPath: KeyPath<Model, Value>) -> Value? {
-        get {
-            entity.ordinal(for: keyPath).flatMap { values[$0] as? Value }
-        }
-        set {
-            guard let ordinal = ordinal(for: keyPath) else {
-                problem = problem ?? StrataError(
-                    .validation, "A key path of \(entity.name) does not name a persistent property; nothing was written",
-                    entityName: entity.name)
-                return
-            }
-            values[ordinal] = newValue.map { $0 as Any }
-        }
-    }
-
-    private mutating func ordinal(for keyPath: AnyKeyPath) -> Int? {
-        for recent in recentKeyPaths where recent.keyPath === keyPath { return recent.ordinal }
-        guard let ordinal = entity.ordinal(for: keyPath) else { return nil }
-        if recentKeyPaths.count < entity.properties.count * 2 { recentKeyPaths.append((keyPath, ordinal)) }
-        return ordinal
-    }
-
-    /// The value of a property, by name; `nil` when not set yet.
-    public subscript(name: String) -> Any? {
-        get {
-            guard let ordinal = entity.ordinalByName[name] else { return nil }
-            return values[ordinal]
-        }
-        set {
-            guard let ordinal = entity.ordinalByName[name] else {
-                problem = problem ?? StrataError(
-                    .validation, "\(entity.name) has no persistent property named \(name); nothing was written",
-                    entityName: entity.name, propertyName: name)
-                return
-            }
-            values[ordinal] = newValue
-        }
     }
 }

@@ -7,11 +7,43 @@ struct BatchValues {
     let entity: EntityDescription
     let schema: Schema
     let storeIdentifier: String
+    /// What each column's values must be, in column order: read once per
+    /// request instead of copying a property description per value.
+    private let columns: [ColumnRule]
+    /// Properties without a column (to-many relationships), which no batch row may set.
+    let ordinalsWithoutColumn: [Int]
+
+    private struct ColumnRule {
+        let ordinal: Int
+        /// The attribute's type; nil for a to-one relationship.
+        let attributeType: AttributeType?
+        let isOptional: Bool
+        /// Why a batch may not set this property (one side of a one-to-one).
+        let refusal: StrataError?
+    }
 
     init(entity: EntityDescription, schema: Schema, storeIdentifier: String) {
         self.entity = entity
         self.schema = schema
         self.storeIdentifier = storeIdentifier
+        var columns: [ColumnRule] = []
+        columns.reserveCapacity(entity.columnOrdinals.count)
+        for ordinal in entity.columnOrdinals {
+            let attribute = entity.attribute(at: ordinal)
+            var refusal: StrataError?
+            if attribute == nil, schema.isOneToOne(entity, ordinal: ordinal) {
+                refusal = StrataError(
+                    .validation,
+                    "\(entity.name).\(entity.properties[ordinal].name) is one side of a one-to-one relationship, whose "
+                        + "other side a batch operation cannot keep in step; set it through a context; nothing was written",
+                    entityName: entity.name, propertyName: entity.properties[ordinal].name)
+            }
+            columns.append(ColumnRule(
+                ordinal: ordinal, attributeType: attribute?.type, isOptional: attribute?.isOptional ?? true, refusal: refusal))
+        }
+        self.columns = columns
+        let withColumn = Set(entity.columnOrdinals)
+        ordinalsWithoutColumn = entity.properties.indices.filter { !withColumn.contains($0) }
     }
 
     /// The ordinal of a property a batch insert may set.
@@ -32,13 +64,8 @@ struct BatchValues {
             }
             // Each side of a one-to-one keeps its own key, which a context keeps
             // in step and a batch, writing one table, cannot.
-            if schema.isOneToOne(entity, ordinal: ordinal) {
-                throw StrataError(
-                    .validation,
-                    "\(entity.name).\(name) is one side of a one-to-one relationship, whose other side a batch "
-                        + "operation cannot keep in step; set it through a context; nothing was written",
-                    entityName: entity.name, propertyName: name)
-            }
+            let column = entity.columnIndexByOrdinal[ordinal]
+            if column >= 0, let refusal = columns[column].refusal { throw refusal }
         }
         return ordinal
     }
@@ -63,17 +90,38 @@ struct BatchValues {
             } catch {
                 throw failure(attribute.name, "a value of type \(type(of: value)) cannot be stored", underlying: error)
             }
-            if stored.isNull {
-                guard attribute.isOptional else { throw failure(attribute.name, "a value is required, not nil") }
-                return .null
-            }
-            guard let conformed = Self.conform(stored, to: attribute.type) else {
-                throw failure(attribute.name, "a value of type \(type(of: value)) does not fit \(withArticle("\(attribute.type)")) attribute")
-            }
-            return conformed
+            return try checked(stored, of: type(of: value), attribute: attribute)
         case .relationship(let relationship):
             return try foreignKey(value, relationship: relationship, ordinal: ordinal)
         }
+    }
+
+    /// A converted value in the storage class of its attribute's column.
+    private func checked(_ stored: StoredValue, of type: Any.Type, attribute: AttributeDescription) throws(StrataError) -> StoredValue {
+        if stored.isNull {
+            guard attribute.isOptional else { throw failure(attribute.name, "a value is required, not nil") }
+            return .null
+        }
+        guard let conformed = Self.conform(stored, to: attribute.type) else {
+            throw failure(attribute.name, "a value of type \(type) does not fit \(withArticle("\(attribute.type)")) attribute")
+        }
+        return conformed
+    }
+
+    /// A value a typed key path converted as it was set, checked against its column's rule.
+    private func checked(_ stored: StoredValue, of type: any PersistentValue.Type, rule: ColumnRule) throws(StrataError) -> StoredValue {
+        let name = entity.properties[rule.ordinal].name
+        guard let attributeType = rule.attributeType else {
+            throw failure(name, "expects an ObjectID or a saved \(entity.relationship(at: rule.ordinal)?.destinationEntityName ?? "object")")
+        }
+        if stored.isNull {
+            guard rule.isOptional else { throw failure(name, "a value is required, not nil") }
+            return .null
+        }
+        guard let conformed = Self.conform(stored, to: attributeType) else {
+            throw failure(name, "a value of type \(type) does not fit \(withArticle("\(attributeType)")) attribute")
+        }
+        return conformed
     }
 
     /// A to-one relationship's value: an ``ObjectID`` or a saved model object of
@@ -104,19 +152,30 @@ struct BatchValues {
         return .integer(key)
     }
 
-    /// A full row in column order from values by ordinal (nil: not given).
+    /// A full row in column order from the slots of a row being filled,
+    /// leaving every column's slot unset; `given` gets the column indices set.
     /// Missing optional properties are NULL; missing required attributes throw.
-    func row<Values: Collection<Any?>>(_ values: Values) throws(StrataError) -> [StoredValue] where Values.Index == Int {
+    func takeRow(_ slots: inout [BatchSlot], given: inout OrdinalSet) throws(StrataError) -> [StoredValue] {
         var row: [StoredValue] = []
-        row.reserveCapacity(entity.columnOrdinals.count)
-        for ordinal in entity.columnOrdinals {
-            if let value = values[values.startIndex + ordinal] {
-                row.append(try storedValue(value, ordinal: ordinal))
-            } else if let attribute = entity.attribute(at: ordinal), !attribute.isOptional {
-                throw failure(attribute.name, "a value is required but none was given")
-            } else {
+        row.reserveCapacity(columns.count)
+        for (column, rule) in columns.enumerated() {
+            var slot = BatchSlot.unset
+            swap(&slot, &slots[rule.ordinal])
+            switch slot {
+            case .unset:
+                if rule.attributeType != nil, !rule.isOptional {
+                    throw failure(entity.properties[rule.ordinal].name, "a value is required but none was given")
+                }
                 row.append(.null)
+                continue
+            case .stored(let stored, let type):
+                if let refusal = rule.refusal { throw refusal }
+                row.append(try checked(stored, of: type, rule: rule))
+            case .given(let value):
+                if let refusal = rule.refusal { throw refusal }
+                row.append(try storedValue(value, ordinal: rule.ordinal))
             }
+            given.insert(column)
         }
         return row
     }

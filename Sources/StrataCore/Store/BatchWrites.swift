@@ -75,6 +75,7 @@ extension BatchRows {
             let (a, b) = (root(other), root(row))
             if a != b { parent[max(a, b)] = min(a, b) }
         }
+        var linked = false
         for key in keys {
             if key.count == 1 {
                 // One column (the usual key): its values, without an array per row.
@@ -85,6 +86,7 @@ extension BatchRows {
                     if let other = first.updateValue(row, forKey: rows[row][column]) {
                         first[rows[row][column]] = other
                         link(row, other)
+                        linked = true
                     }
                 }
                 continue
@@ -95,16 +97,19 @@ extension BatchRows {
                 if values.contains(where: \.isNull) { continue }
                 if let other = first[values] {
                     link(row, other)
+                    linked = true
                 } else {
                     first[values] = row
                 }
             }
         }
-        var chosen: [Int: Int] = [:]
+        guard linked else { return Array(rows.indices) }
+        // The row kept for each group, at the group's root.
+        var chosen = [Int](repeating: -1, count: rows.count)
         for row in rows.indices {
             let group = root(row)
-            if keepLast || chosen[group] == nil { chosen[group] = row }
+            if keepLast || chosen[group] < 0 { chosen[group] = row }
         }
-        return chosen.values.sorted()
+        return chosen.filter { $0 >= 0 }.sorted()
     }
 }

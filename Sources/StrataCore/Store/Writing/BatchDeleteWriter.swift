@@ -98,6 +98,7 @@ package enum BatchDeleteWriter {
         var rows: [ChangeSet.Row] = []
         var positions: [RowKey: Int] = [:]
         for edge in ForeignKeyEdge.all(in: store.schema) where edge.rule == .nullify && marked[edge.parentIndex] != nil {
+            let changed = ChangedRows(entityIndex: edge.childIndex, of: store)
             for (key, version) in try executor.nullifySurvivors(of: edge) {
                 if let position = positions[RowKey(edge.childIndex, key)] {
                     rows[position].ordinals.append(edge.ordinal)
@@ -105,8 +106,7 @@ package enum BatchDeleteWriter {
                     rows[position].version = version
                 } else {
                     positions[RowKey(edge.childIndex, key)] = rows.count
-                    rows.append(store.changedRow(
-                        entityIndex: edge.childIndex, primaryKey: key, ordinals: [edge.ordinal], values: [.null], version: version))
+                    rows.append(changed.row(key, ordinals: [edge.ordinal], values: [.null], version: version))
                 }
             }
         }

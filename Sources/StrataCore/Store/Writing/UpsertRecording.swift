@@ -31,6 +31,9 @@ extension BatchRows {
     package func groupedByWrittenColumns(
         _ kept: [Int], action: UpsertAction, allColumns: [Int]
     ) -> [(columns: [Int], positions: [Int])] {
+        if action != .update(allColumns: false) || columnSets.count <= 1, let first = kept.first {
+            return [(writtenColumns(ofRow: first, action: action, allColumns: allColumns), Array(kept.indices))]
+        }
         var groups: [[Int]: [Int]] = [:]
         for (position, row) in kept.enumerated() {
             groups[writtenColumns(ofRow: row, action: action, allColumns: allColumns), default: []].append(position)
@@ -56,11 +59,16 @@ package enum UpsertRecording {
     ) throws(Executor.Failure) {
         let entity = store.schema.entities[entityIndex]
         let ordered = store.schema.orderedToOneOrdinals(of: entityIndex)
+        let changed = ChangedRows(entity, storeIdentifier: store.identifier)
+        // Rows mostly write one set of columns: its ordinals are made once.
+        var lastColumns: [Int] = [], lastOrdinals: [Int] = []
         func append(_ key: Int64, inserted: Bool, columns: [Int], values: [StoredValue], version: Int64) {
             result.primaryKeys.append(key)
-            let change = store.changedRow(
-                entityIndex: entityIndex, primaryKey: key, ordinals: columns.map { entity.columnOrdinals[$0] }, values: values,
-                version: version)
+            if columns != lastColumns {
+                lastColumns = columns
+                lastOrdinals = columns.map { entity.columnOrdinals[$0] }
+            }
+            let change = changed.row(key, ordinals: lastOrdinals, values: values, version: version)
             if inserted { result.changes.inserted.append(change) } else { result.changes.updated.append(change) }
         }
         // Each stored row reached once (the usual case): its change is its
@@ -68,9 +76,10 @@ package enum UpsertRecording {
         var reached = Set<Int64>(minimumCapacity: outcomes.count)
         if ordered.isEmpty, outcomes.allSatisfy({ reached.insert($0.primaryKey).inserted }) {
             for outcome in outcomes.sorted(by: { $0.primaryKey < $1.primaryKey }) {
-                append(
-                    outcome.primaryKey, inserted: outcome.inserted, columns: outcome.columns,
-                    values: outcome.columns.map { rows[outcome.row][$0] }, version: outcome.version)
+                let row = rows[outcome.row]
+                // Columns are ascending and distinct: as many as the row has are all of them.
+                let values = outcome.columns.count == row.count ? row : outcome.columns.map { row[$0] }
+                append(outcome.primaryKey, inserted: outcome.inserted, columns: outcome.columns, values: values, version: outcome.version)
             }
             return
         }
