@@ -117,15 +117,13 @@ extension ManagedObjectContext {
     /// order) is the holder; each later one is a clash.
     func contextUniquenessClashes(of pending: PendingSave) -> [SaveClash] {
         var clashes: [SaveClash] = []
-        guard schema.entities.contains(where: { !$0.uniqueKeyOrdinals.isEmpty }) else { return clashes }
+        guard schema.hasUniqueKeys else { return clashes }
         struct KeySlot: Hashable { var entity: Int; var constraint: Int }
         var holders: [KeySlot: [[StoredValue]: any PersistentModel]] = [:]
-        var keysByEntity: [Int: [[Int]]] = [:]
-        for object in pending.updated + pending.inserted {
+        for object in [pending.updated, pending.inserted].joined() {
             let backing = object.persistentBacking
             guard let entity = backing.entity else { continue }
-            let keys = keysByEntity[entity.index] ?? entity.uniqueKeyOrdinals
-            keysByEntity[entity.index] = keys
+            let keys = schema.uniqueKeys[entity.index]
             for (position, key) in keys.enumerated() {
                 if backing.state == .registered, !key.contains(where: backing.changedOrdinals.contains) { continue }
                 var values: [StoredValue] = []

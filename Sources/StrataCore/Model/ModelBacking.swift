@@ -190,6 +190,8 @@ public struct ModelBacking {
         get { fields.pointee.changedOrdinals }
         nonmutating _modify { yield &fields.pointee.changedOrdinals }
     }
+    /// Whether any ordinal changed, read in place (without copying the set).
+    package var hasChangedOrdinals: Bool { !fields.pointee.changedOrdinals.isEmpty }
     /// Loaded relationship members, by ordinal; empty until a relationship is used.
     package var relations: ContiguousArray<RelationSlot> {
         get { fields.pointee.relations }

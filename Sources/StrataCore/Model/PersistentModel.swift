@@ -94,7 +94,8 @@ extension PersistentModel {
 
     /// Whether a saved object has unsaved changes to its properties.
     public var isUpdated: Bool {
-        persistentBacking.state == .registered && !persistentBacking.changedOrdinals.isEmpty
+        let backing = persistentBacking
+        return backing.state == .registered && backing.hasChangedOrdinals
     }
 
     /// Whether the object is inserted, updated or deleted and not saved yet.
