@@ -90,38 +90,38 @@ struct BatchValues {
             } catch {
                 throw failure(attribute.name, "a value of type \(type(of: value)) cannot be stored", underlying: error)
             }
-            return try checked(stored, of: type(of: value), attribute: attribute)
+            return try checked(
+                stored, of: type(of: value), ordinal: ordinal, attributeType: attribute.type, isOptional: attribute.isOptional)
         case .relationship(let relationship):
             return try foreignKey(value, relationship: relationship, ordinal: ordinal)
         }
     }
 
-    /// A converted value in the storage class of its attribute's column.
-    private func checked(_ stored: StoredValue, of type: Any.Type, attribute: AttributeDescription) throws(StrataError) -> StoredValue {
+    /// A converted value in the storage class of the column of the attribute at `ordinal`.
+    private func checked(
+        _ stored: StoredValue, of type: Any.Type, ordinal: Int, attributeType: AttributeType, isOptional: Bool
+    ) throws(StrataError) -> StoredValue {
+        // The property's name is read only for an error: copying its description per value costs.
         if stored.isNull {
-            guard attribute.isOptional else { throw failure(attribute.name, "a value is required, not nil") }
+            guard isOptional else { throw failure(entity.properties[ordinal].name, "a value is required, not nil") }
             return .null
         }
-        guard let conformed = Self.conform(stored, to: attribute.type) else {
-            throw failure(attribute.name, "a value of type \(type) does not fit \(withArticle("\(attribute.type)")) attribute")
+        guard let conformed = Self.conform(stored, to: attributeType) else {
+            throw failure(
+                entity.properties[ordinal].name,
+                "a value of type \(type) does not fit \(withArticle("\(attributeType)")) attribute")
         }
         return conformed
     }
 
     /// A value a typed key path converted as it was set, checked against its column's rule.
     private func checked(_ stored: StoredValue, of type: any PersistentValue.Type, rule: ColumnRule) throws(StrataError) -> StoredValue {
-        let name = entity.properties[rule.ordinal].name
         guard let attributeType = rule.attributeType else {
-            throw failure(name, "expects an ObjectID or a saved \(entity.relationship(at: rule.ordinal)?.destinationEntityName ?? "object")")
+            throw failure(
+                entity.properties[rule.ordinal].name,
+                "expects an ObjectID or a saved \(entity.relationship(at: rule.ordinal)?.destinationEntityName ?? "object")")
         }
-        if stored.isNull {
-            guard rule.isOptional else { throw failure(name, "a value is required, not nil") }
-            return .null
-        }
-        guard let conformed = Self.conform(stored, to: attributeType) else {
-            throw failure(name, "a value of type \(type) does not fit \(withArticle("\(attributeType)")) attribute")
-        }
-        return conformed
+        return try checked(stored, of: type, ordinal: rule.ordinal, attributeType: attributeType, isOptional: rule.isOptional)
     }
 
     /// A to-one relationship's value: an ``ObjectID`` or a saved model object of
