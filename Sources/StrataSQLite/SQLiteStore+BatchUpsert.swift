@@ -73,6 +73,14 @@ extension SQLiteStore {
         return holders.sorted()
     }
 
+    /// Whether values equal in a column's unique index are the same value: integers
+    /// (foreign keys too), text (compared byte by byte) and blobs; not reals, where
+    /// `0.0` and `-0.0` are equal.
+    private func comparesExactly(column: Int, of entity: EntityDescription) -> Bool {
+        guard let attribute = entity.attribute(at: entity.columnOrdinals[column]) else { return true }
+        return attribute.type.storageKind != .real
+    }
+
     /// Runs one multi-row upsert statement; returns which request row each
     /// returned row is. Inserted rows keep the key they were given; updated
     /// rows are found by a unique key they share with their request row.
@@ -89,9 +97,12 @@ extension SQLiteStore {
         if action == .keep {
             sql += " ON CONFLICT DO NOTHING"
         } else {
-            let assignments = written.map { "\(table.columns[$0]) = excluded.\(table.columns[$0])" }
-                + ["\(version) = \(StoreLayout.nextVersionSQL)"]
             for key in keys {
+                // A key column that compares exactly already holds the row's value (that is
+                // the conflict): rewriting it would only make SQLite rewrite its index entry.
+                let assignments = written.filter { !(key.contains($0) && comparesExactly(column: $0, of: entity)) }
+                    .map { "\(table.columns[$0]) = excluded.\(table.columns[$0])" }
+                    + ["\(version) = \(StoreLayout.nextVersionSQL)"]
                 sql += " ON CONFLICT(\(key.map { table.columns[$0] }.joined(separator: ", "))) DO UPDATE SET "
                     + assignments.joined(separator: ", ")
             }

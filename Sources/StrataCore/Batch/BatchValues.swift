@@ -10,6 +10,9 @@ struct BatchValues {
     /// What each column's values must be, in column order: read once per
     /// request instead of copying a property description per value.
     private let columns: [ColumnRule]
+    /// By column: why a batch may not set it (one side of a one-to-one), apart
+    /// from the rules so that those copy no reference.
+    private let refusals: [StrataError?]
     /// Properties without a column (to-many relationships), which no batch row may set.
     let ordinalsWithoutColumn: [Int]
 
@@ -18,8 +21,8 @@ struct BatchValues {
         /// The attribute's type; nil for a to-one relationship.
         let attributeType: AttributeType?
         let isOptional: Bool
-        /// Why a batch may not set this property (one side of a one-to-one).
-        let refusal: StrataError?
+        /// Whether a batch may not set this property (see ``refusals``).
+        let isRefused: Bool
     }
 
     init(entity: EntityDescription, schema: Schema, storeIdentifier: String) {
@@ -27,6 +30,7 @@ struct BatchValues {
         self.schema = schema
         self.storeIdentifier = storeIdentifier
         var columns: [ColumnRule] = []
+        var refusals: [StrataError?] = []
         columns.reserveCapacity(entity.columnOrdinals.count)
         for ordinal in entity.columnOrdinals {
             let attribute = entity.attribute(at: ordinal)
@@ -39,9 +43,12 @@ struct BatchValues {
                     entityName: entity.name, propertyName: entity.properties[ordinal].name)
             }
             columns.append(ColumnRule(
-                ordinal: ordinal, attributeType: attribute?.type, isOptional: attribute?.isOptional ?? true, refusal: refusal))
+                ordinal: ordinal, attributeType: attribute?.type, isOptional: attribute?.isOptional ?? true,
+                isRefused: refusal != nil))
+            refusals.append(refusal)
         }
         self.columns = columns
+        self.refusals = refusals
         let withColumn = Set(entity.columnOrdinals)
         ordinalsWithoutColumn = entity.properties.indices.filter { !withColumn.contains($0) }
     }
@@ -65,7 +72,7 @@ struct BatchValues {
             // Each side of a one-to-one keeps its own key, which a context keeps
             // in step and a batch, writing one table, cannot.
             let column = entity.columnIndexByOrdinal[ordinal]
-            if column >= 0, let refusal = columns[column].refusal { throw refusal }
+            if column >= 0, let refusal = refusals[column] { throw refusal }
         }
         return ordinal
     }
@@ -158,24 +165,28 @@ struct BatchValues {
     func takeRow(_ slots: inout [BatchSlot], given: inout OrdinalSet) throws(StrataError) -> [StoredValue] {
         var row: [StoredValue] = []
         row.reserveCapacity(columns.count)
-        for (column, rule) in columns.enumerated() {
-            var slot = BatchSlot.unset
-            swap(&slot, &slots[rule.ordinal])
-            switch slot {
-            case .unset:
-                if rule.attributeType != nil, !rule.isOptional {
-                    throw failure(entity.properties[rule.ordinal].name, "a value is required but none was given")
+        try slots.withUnsafeMutableBufferPointer { (slots) throws(StrataError) in
+            for column in columns.indices {
+                let rule = columns[column]
+                // Moved out, leaving the slot unset: no copy of the value, no pass to clear.
+                let slot = (slots.baseAddress! + rule.ordinal).move()
+                (slots.baseAddress! + rule.ordinal).initialize(to: .unset)
+                switch consume slot {
+                case .unset:
+                    if rule.attributeType != nil, !rule.isOptional {
+                        throw failure(entity.properties[rule.ordinal].name, "a value is required but none was given")
+                    }
+                    row.append(.null)
+                    continue
+                case .stored(let stored, let type):
+                    if rule.isRefused, let refusal = refusals[column] { throw refusal }
+                    row.append(try checked(stored, of: type, rule: rule))
+                case .given(let value):
+                    if rule.isRefused, let refusal = refusals[column] { throw refusal }
+                    row.append(try storedValue(value, ordinal: rule.ordinal))
                 }
-                row.append(.null)
-                continue
-            case .stored(let stored, let type):
-                if let refusal = rule.refusal { throw refusal }
-                row.append(try checked(stored, of: type, rule: rule))
-            case .given(let value):
-                if let refusal = rule.refusal { throw refusal }
-                row.append(try storedValue(value, ordinal: rule.ordinal))
+                given.insert(column)
             }
-            given.insert(column)
         }
         return row
     }
