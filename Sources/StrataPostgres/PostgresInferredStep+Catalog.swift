@@ -119,7 +119,7 @@ extension PostgresInferredStep {
                     let quoted = quote(name)
                     statements.append("ALTER TABLE \(table) ALTER COLUMN \(quoted) TYPE double precision USING \(quoted)::double precision")
                     columns[name] = PostgresLayout.Column(name: name, dataType: "double precision", isNullable: columns[name]?.isNullable ?? true)
-                case .toText, .boolToText:
+                case .toText, .boolToText, .jsonToInteger:
                     return nil
                 }
                 if let whenNull {

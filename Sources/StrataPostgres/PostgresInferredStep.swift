@@ -164,6 +164,9 @@ struct PostgresInferredStep {
             if case .pairedKey(let owner, let relationship, let rowIsSource) = column {
                 try checkOnePair(entity, ordinal, join: PostgresLayout.joinTableName(entity: owner, relationship: relationship), rowIsSource: rowIsSource, tables: tables)
             }
+            if case .column(let name, .jsonToInteger, _) = column, storedNames.contains(name) {
+                try checkWholeNumbers(entity, ordinal, column: name, table: source)
+            }
             let attribute = entity.attribute(at: ordinal)
             let type = attribute.map { PostgresLayout.bindType($0.type) } ?? "bigint"
             let value = expression(for: column, type: type, source: source, stored: storedNames, tables: tables, arguments: &arguments)
@@ -239,6 +242,7 @@ struct PostgresInferredStep {
                     + "THEN trunc(\(sql))::bigint::text || '.0' ELSE CAST(\(sql) AS text) END"
             case .toText: sql = "CAST(\(sql) AS text)"
             case .boolToText: sql = "CASE WHEN \(sql) IS NULL THEN NULL WHEN \(sql) <> 0 THEN 'true' ELSE 'false' END"
+            case .jsonToInteger: sql = "CAST(\(sql) AS bigint)"
             }
             if let whenNull {
                 arguments.append(whenNull)
@@ -278,6 +282,23 @@ struct PostgresInferredStep {
                 "\(entity.name).\(entity.properties[ordinal].name) becomes to-one, but rows with keys "
                     + keys.map(String.init).joined(separator: ", ") + " have more than one; nothing was migrated",
                 entityName: entity.name, propertyName: entity.properties[ordinal].name)
+        }
+    }
+
+    /// JSON numbers become integers only when each is a whole number a
+    /// `bigint` keeps.
+    private func checkWholeNumbers(
+        _ entity: StrataCore.EntityDescription, _ ordinal: Int, column: String, table: String
+    ) throws(StrataError) {
+        let value = quote(column)
+        var keys: [Int64] = []
+        let sql = "SELECT pk FROM \(layout.qualified(table)) WHERE \(value) IS NOT NULL AND (\(value) !~ '^(0|[1-9][0-9]{0,18})$' "
+            + "OR \(value)::numeric > 9223372036854775807) ORDER BY pk LIMIT 5"
+        for row in try session.rows(sql) {
+            for cell in row { keys += try PostgresSession.integer(cell).map { [$0] } ?? [] }
+        }
+        guard keys.isEmpty else {
+            throw InferredMigration.notWholeNumbers(entity.name, entity.properties[ordinal].name, keys: keys)
         }
     }
 

@@ -136,7 +136,7 @@ struct PostgresLayout: Sendable {
     /// The PostgreSQL type of an attribute's column.
     static func columnType(_ type: AttributeType) -> String {
         switch type {
-        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "BIGINT"
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint, .uint64: "BIGINT"
         case .double, .float, .date: "DOUBLE PRECISION"
         case .data: "BYTEA"
         case .string, .url, .decimal, .codable, .uuid: "TEXT COLLATE \"C\""
@@ -215,7 +215,7 @@ struct PostgresLayout: Sendable {
     /// The SQL type a value of an attribute is bound as.
     static func bindType(_ type: AttributeType) -> String {
         switch type {
-        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: "bigint"
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint, .uint64: "bigint"
         case .double, .float, .date: "double precision"
         case .data: "bytea"
         case .string, .url, .decimal, .codable, .uuid: "text"

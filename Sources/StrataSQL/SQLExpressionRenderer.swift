@@ -47,6 +47,11 @@ package struct SQLExpressionRenderer<Dialect: SQLExpressionDialect> {
             return .atomic("?", [value])
         case .postgres:
             arguments.append(value)
+            // A real beyond every `bigint` (a `UInt64` constant above `Int64.max`)
+            // compares with one exactly as `numeric`; as `float8`, `Int64.max` rounds up to equal 2^63.
+            if case .real(let real) = value, real.isFinite, real.magnitude >= 0x1p63 {
+                return .atomic("$\(arguments.count)::numeric")
+            }
             return .atomic("$\(arguments.count)")
         }
     }

@@ -127,6 +127,9 @@ extension SQLiteStore {
                 try checkOnePair(entity, ordinal, table: StorageNaming.joinTableName(entity: owner, relationship: relationship),
                                  rowIsSource: rowIsSource, tables: tables, in: db)
             }
+            if case .column(let name, .jsonToInteger, _) = column, storedColumns.contains(name) {
+                try checkWholeNumbers(entity, ordinal, column: name, table: source, in: db)
+            }
             targets.append(quote(entity.properties[ordinal].name))
             expressions.append(expression(for: column, table: source, storedColumns: storedColumns, tables: tables, arguments: &arguments))
         }
@@ -179,6 +182,7 @@ extension SQLiteStore {
             case .toReal: sql = "CAST(\(sql) AS REAL)"
             case .toText: sql = "CAST(\(sql) AS TEXT)"
             case .boolToText: sql = "CASE WHEN \(sql) IS NULL THEN NULL WHEN \(sql) THEN 'true' ELSE 'false' END"
+            case .jsonToInteger: sql = "CAST(\(sql) AS INTEGER)"
             }
             if let whenNull {
                 arguments.append(whenNull)
@@ -208,6 +212,21 @@ extension SQLiteStore {
                 "\(entity.name).\(entity.properties[ordinal].name) becomes to-one, but rows with keys "
                     + keys.map(String.init).joined(separator: ", ") + " have more than one; nothing was migrated",
                 entityName: entity.name, propertyName: entity.properties[ordinal].name)
+        }
+    }
+
+    /// JSON numbers become integers only when each is a whole number an
+    /// integer column keeps (`CAST` would clamp a larger one).
+    private static func checkWholeNumbers(
+        _ entity: EntityDescription, _ ordinal: Int, column: String, table: String, in db: Database
+    ) throws {
+        let value = quote(column)
+        let keys = try Int64.fetchAll(db, sql: """
+            SELECT pk FROM \(quote(table)) WHERE \(value) IS NOT NULL AND (typeof(\(value)) <> 'text'
+                OR CAST(CAST(\(value) AS INTEGER) AS TEXT) <> \(value) OR CAST(\(value) AS INTEGER) < 0) ORDER BY pk LIMIT 5
+            """)
+        guard keys.isEmpty else {
+            throw InferredMigration.notWholeNumbers(entity.name, entity.properties[ordinal].name, keys: keys)
         }
     }
 

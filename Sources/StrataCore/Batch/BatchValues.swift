@@ -114,6 +114,9 @@ struct BatchValues {
             return .null
         }
         guard let conformed = Self.conform(stored, to: attributeType) else {
+            if attributeType == .uint || attributeType == .uint64, !WideUnsigned.fits(stored) {
+                throw failure(entity.properties[ordinal].name, WideUnsigned.refusal)
+            }
             throw failure(
                 entity.properties[ordinal].name,
                 "a value of type \(type) does not fit \(withArticle("\(attributeType)")) attribute")
@@ -215,6 +218,7 @@ struct BatchValues {
         case .uint8: 0...Int64(UInt8.max)
         case .uint16: 0...Int64(UInt16.max)
         case .uint32: 0...Int64(UInt32.max)
+        case .uint, .uint64: 0...Int64.max
         default: nil
         }
     }

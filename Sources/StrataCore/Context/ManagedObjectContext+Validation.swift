@@ -8,6 +8,10 @@ extension ManagedObjectContext {
         var countFailures: [StrataError] = []
         failures += runValidationHooks(inserted: inserted, updated: updated, deleted: deleted, countFailures: &countFailures)
         failures += countFailures
+        if schema.hasWideUnsignedAttributes {
+            for object in inserted { failures += wideUnsignedFailures(of: object) }
+            for object in updated { failures += wideUnsignedFailures(of: object) }
+        }
         if !deleted.isEmpty, schema.deniesDeletion {
             for object in deleted where object.persistentBacking.entity?.deniesDeletion == true {
                 failures += denials(ofDeleting: object)
@@ -18,6 +22,20 @@ extension ManagedObjectContext {
         throw StrataError(
             .validation, "\(failures.count) objects failed validation: " + failures.map(\.message).joined(separator: "; "),
             objectIDs: failures.flatMap(\.objectIDs), detailedErrors: failures)
+    }
+
+    /// The `UInt` and `UInt64` values of `object` above `Int64.max`, which no
+    /// store keeps (they are held as text until a save refuses them).
+    private func wideUnsignedFailures(of object: any PersistentModel) -> [StrataError] {
+        let backing = object.persistentBacking
+        guard let entity = backing.entity, !entity.wideUnsignedOrdinals.isEmpty else { return [] }
+        return entity.wideUnsignedOrdinals.compactMap { ordinal in
+            guard !WideUnsigned.fits(backing.values[ordinal]) else { return nil }
+            let name = entity.properties[ordinal].name
+            return StrataError(
+                .validation, "\(entity.name).\(name) \(WideUnsigned.refusal)",
+                entityName: entity.name, propertyName: name, objectIDs: [object.objectID])
+        }
     }
 
     /// The `.deny` delete rules that refuse deleting `object`: relationships

@@ -8,6 +8,9 @@
 /// ```
 public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     case bool, int, int8, int16, int32, int64, uint8, uint16, uint32
+    /// `UInt` and `UInt64`: stored as integers, so values up to `Int64.max`
+    /// (the largest integer a store keeps); a larger value fails its save.
+    case uint, uint64
     case double, float, string, date, data, uuid, url, decimal
     /// A `Codable` value stored as JSON text.
     case codable

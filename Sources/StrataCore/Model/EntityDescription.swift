@@ -50,6 +50,9 @@ public final class EntityDescription: @unchecked Sendable {
     package let valueReaders: [StoredValueReader?]
     /// The space of the entity's temporary IDs.
     package let temporaryIDSpace: ObjectIDSpace
+    /// Ordinals of the `UInt` and `UInt64` attributes, whose values a save
+    /// checks against the largest integer a store keeps.
+    package let wideUnsignedOrdinals: [Int]
 
     init(
         name: String, properties: [PropertyDescription], metadata: [PropertyMetadata],
@@ -94,6 +97,10 @@ public final class EntityDescription: @unchecked Sendable {
         self.deniesDeletion = properties.contains { if case .relationship(let r) = $0 { r.deleteRule == .deny } else { false } }
         self.isToOneColumn = isToOneColumn
         self.columnsAreOrdinals = columnOrdinals.count == properties.count
+        self.wideUnsignedOrdinals = properties.indices.filter { ordinal in
+            guard case .attribute(let attribute) = properties[ordinal] else { return false }
+            return attribute.type == .uint || attribute.type == .uint64
+        }
     }
 
     /// The attributes, in declaration order.

@@ -3,7 +3,7 @@ import Foundation
 /// A Swift type a model can store directly in a column.
 ///
 /// Strata's built-in conformances cover `Bool`, the integer types up to 64 bits
-/// (unsigned up to 32), `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`,
+/// (signed and unsigned), `Double`, `Float`, `String`, `Date`, `Data`, `UUID`, `URL`,
 /// `Decimal` and optionals of these. Other `Codable` types are stored as JSON, and
 /// `RawRepresentable` types by their raw value, without conforming to this protocol.
 ///
@@ -113,6 +113,69 @@ extension UInt32: PersistentValue {
         self = value
     }
     @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+/// Stores keep 64-bit signed integers, so an unsigned value is stored as the
+/// integer it equals. A value above `Int64.max` cannot be stored: it is held
+/// as its decimal text until a save refuses it with `.validation`; it never
+/// wraps to a negative number.
+extension UInt: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .uint }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let wide = WideUnsigned.value(of: storedValue), let value = UInt(exactly: wide) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { WideUnsigned.storedValue(UInt64(self)) }
+}
+
+extension UInt64: PersistentValue {
+    @inlinable public static var attributeType: AttributeType { .uint64 }
+    @inlinable public init?(storedValue: StoredValue) {
+        guard let value = WideUnsigned.value(of: storedValue) else { return nil }
+        self = value
+    }
+    @inlinable public var storedValue: StoredValue { WideUnsigned.storedValue(self) }
+}
+
+/// How `UInt` and `UInt64` values map to stored integers.
+///
+/// Values up to `Int64.max` are stored as that integer, so they compare,
+/// sort, sum and index by value in SQL. Larger values have no integer a store
+/// keeps; an object holds one as its decimal text (which reads back exactly)
+/// and its save fails with `.validation`. The text never matches a stored row,
+/// and sorts above every number, as the value is above every stored one.
+///
+/// ```swift
+/// UInt64(7).storedValue          // .integer(7)
+/// UInt64.max.storedValue         // .text("18446744073709551615"), refused on save
+/// ```
+@usableFromInline package enum WideUnsigned {
+    /// The stored form of an unsigned value.
+    @inlinable package static func storedValue(_ value: UInt64) -> StoredValue {
+        if let integer = Int64(exactly: value) { return .integer(integer) }
+        return .text(String(value))
+    }
+
+    /// The unsigned value a stored value holds: a non-negative integer, or the
+    /// text of a value above `Int64.max` that an unsaved object holds.
+    @inlinable package static func value(of stored: StoredValue) -> UInt64? {
+        switch stored {
+        case .integer(let integer): return UInt64(exactly: integer)
+        case .text(let text):
+            guard let value = UInt64(text), value > UInt64(Int64.max) else { return nil }
+            return value
+        default: return nil
+        }
+    }
+
+    /// Whether a value of a `UInt` or `UInt64` attribute can be stored.
+    package static func fits(_ stored: StoredValue) -> Bool {
+        if case .text = stored { return false }
+        return true
+    }
+
+    /// What a save says of a value above `Int64.max`.
+    package static let refusal = "holds a value above 9223372036854775807 (Int64.max), the largest integer a store keeps"
 }
 
 extension Double: PersistentValue {

@@ -28,6 +28,9 @@ public final class Schema: Sendable {
     package let uniqueKeys: [[[Int]]]
     /// Whether some entity has a uniqueness constraint (else a save reads no holders).
     package let hasUniqueKeys: Bool
+    /// Whether some entity has a `UInt` or `UInt64` attribute (else a save
+    /// looks for no value above `Int64.max`).
+    package let hasWideUnsignedAttributes: Bool
     /// By entity: whether a deleted row leaves a tombstone in history (some
     /// attribute is `.preserveValueOnDeletion`).
     package let preservesValuesOnDeletion: [Bool]
@@ -64,6 +67,7 @@ public final class Schema: Sendable {
         deniesDeletion = entities.contains(where: \.deniesDeletion)
         uniqueKeys = entities.map(\.uniqueKeyOrdinals)
         hasUniqueKeys = uniqueKeys.contains { !$0.isEmpty }
+        hasWideUnsignedAttributes = entities.contains { !$0.wideUnsignedOrdinals.isEmpty }
         preservesValuesOnDeletion = entities.map { entity in
             entity.attributes.contains { $0.options.contains(.preserveValueOnDeletion) }
         }

@@ -34,7 +34,7 @@ extension AttributeType {
     /// The storage class Strata writes for a value of this type.
     package var storageKind: StoredValue.Kind {
         switch self {
-        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32: .integer
+        case .bool, .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint, .uint64: .integer
         case .double, .float, .date: .real
         case .string, .url, .decimal, .codable, .uuid: .text
         case .data: .blob

@@ -186,7 +186,7 @@ extension AttributeType {
     var alwaysConvertsFromItsStorageClass: Bool {
         switch self {
         case .bool, .int, .int64, .double, .float, .string, .date, .data: true
-        case .int8, .int16, .int32, .uint8, .uint16, .uint32, .uuid, .url, .decimal, .codable: false
+        case .int8, .int16, .int32, .uint8, .uint16, .uint32, .uint, .uint64, .uuid, .url, .decimal, .codable: false
         }
     }
 
@@ -202,6 +202,8 @@ extension AttributeType {
         case .uint8: { UInt8(storedValue: $0) != nil }
         case .uint16: { UInt16(storedValue: $0) != nil }
         case .uint32: { UInt32(storedValue: $0) != nil }
+        case .uint: { UInt(storedValue: $0) != nil }
+        case .uint64: { UInt64(storedValue: $0) != nil }
         case .double: { Double(storedValue: $0) != nil }
         case .float: { Float(storedValue: $0) != nil }
         case .string: { String(storedValue: $0) != nil }

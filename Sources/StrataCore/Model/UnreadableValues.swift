@@ -71,6 +71,8 @@ extension Int64: EmptyPersistentValue { package static var emptyValue: Int64 { 0
 extension UInt8: EmptyPersistentValue { package static var emptyValue: UInt8 { 0 } }
 extension UInt16: EmptyPersistentValue { package static var emptyValue: UInt16 { 0 } }
 extension UInt32: EmptyPersistentValue { package static var emptyValue: UInt32 { 0 } }
+extension UInt: EmptyPersistentValue { package static var emptyValue: UInt { 0 } }
+extension UInt64: EmptyPersistentValue { package static var emptyValue: UInt64 { 0 } }
 extension Double: EmptyPersistentValue { package static var emptyValue: Double { 0 } }
 extension Float: EmptyPersistentValue { package static var emptyValue: Float { 0 } }
 extension String: EmptyPersistentValue { package static var emptyValue: String { "" } }

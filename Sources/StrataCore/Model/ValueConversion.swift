@@ -31,6 +31,10 @@ package func storedValue(forPredicateValue value: Any) throws(StrataError) -> St
         guard let wrapped = optional.predicateWrappedValue else { return .null }
         return try storedValue(forPredicateValue: wrapped)
     }
+    // Above `Int64.max` no stored integer equals it; as a real number it
+    // still compares above every stored one.
+    if let number = value as? UInt64, number > UInt64(Int64.max) { return .real(Double(number)) }
+    if let number = value as? UInt, number > UInt(Int64.max) { return .real(Double(number)) }
     if let persistent = value as? any PersistentValue {
         return persistent.storedValue
     }

@@ -31,6 +31,7 @@ package enum CheckedArithmetic {
             case is Int32.Type: self = .integer(Int64(Int32.min) ... Int64(Int32.max))
             case is Int16.Type: self = .integer(Int64(Int16.min) ... Int64(Int16.max))
             case is Int8.Type: self = .integer(Int64(Int8.min) ... Int64(Int8.max))
+            case is UInt.Type, is UInt64.Type: self = .integer(0 ... .max)
             case is UInt32.Type: self = .integer(0 ... Int64(UInt32.max))
             case is UInt16.Type: self = .integer(0 ... Int64(UInt16.max))
             case is UInt8.Type: self = .integer(0 ... Int64(UInt8.max))

@@ -37,6 +37,21 @@ package struct InferredMigration: Sendable {
         case toText
         /// `true` or `false`.
         case boolToText
+        /// JSON text of a whole number becomes that integer: a `UInt` or
+        /// `UInt64` kept as JSON before they were stored as integers. The
+        /// store fails the step when a row's text is not such a number or
+        /// exceeds `Int64.max`.
+        case jsonToInteger
+    }
+
+    /// Why a `.jsonToInteger` conversion fails for the rows `keys` name.
+    package static func notWholeNumbers(_ entity: String, _ property: String, keys: [Int64]) -> StrataError {
+        StrataError(
+            .migrationFailed,
+            "\(entity).\(property) becomes an unsigned integer, but rows with keys "
+                + keys.map(String.init).joined(separator: ", ")
+                + " hold no whole number from 0 to 9223372036854775807; nothing was migrated",
+            entityName: entity, propertyName: property)
     }
 
     /// One entity of the new schema.
@@ -211,19 +226,20 @@ package struct InferredMigration: Sendable {
         if old == new { return Conversion.none }
         let integerWidth: [AttributeType: (bits: Int, signed: Bool)] = [
             .int8: (8, true), .int16: (16, true), .int32: (32, true), .int64: (64, true), .int: (64, true),
-            .uint8: (8, false), .uint16: (16, false), .uint32: (32, false),
+            .uint8: (8, false), .uint16: (16, false), .uint32: (32, false), .uint: (64, false), .uint64: (64, false),
         ]
         if let from = integerWidth[old], let to = integerWidth[new] {
             let fits = from.signed ? (to.signed && to.bits >= from.bits) : (to.bits > from.bits || (!to.signed && to.bits >= from.bits))
             return fits ? Conversion.none : nil
         }
         if integerWidth[old] != nil, new == .double { return .toReal }
+        if old == .codable, new == .uint || new == .uint64 { return .jsonToInteger }
         if old == .float, new == .double { return Conversion.none }
         if new == .string {
             switch old {
             case .uuid, .url, .decimal: return Conversion.none
             case .bool: return .boolToText
-            case .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .double, .float: return .toText
+            case .int8, .int16, .int32, .int64, .int, .uint8, .uint16, .uint32, .uint, .uint64, .double, .float: return .toText
             default: return nil
             }
         }

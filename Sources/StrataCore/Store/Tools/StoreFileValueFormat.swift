@@ -59,7 +59,7 @@ package enum StoreFileValueFormat {
             case "false", "0": return .integer(0)
             default: throw failure()
             }
-        case .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32:
+        case .int, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint, .uint64:
             guard let integer = Int64(text), fits(integer, in: type) else { throw failure() }
             return .integer(integer)
         case .double, .float:
@@ -92,6 +92,7 @@ package enum StoreFileValueFormat {
         case .uint8: UInt8(exactly: integer) != nil
         case .uint16: UInt16(exactly: integer) != nil
         case .uint32: UInt32(exactly: integer) != nil
+        case .uint, .uint64: integer >= 0
         default: true
         }
     }

@@ -72,6 +72,7 @@ public struct StoreMigrationPreview: Sendable, Codable {
                     case .none: break
                     case .toReal: parts.append("converts them to floating-point numbers")
                     case .toText, .boolToText: parts.append("converts them to text")
+                    case .jsonToInteger: parts.append("reads their JSON numbers as integers")
                     }
                     if whenNull != nil { parts.append("gives rows without a value its declared default") }
                     if !parts.isEmpty { lines.append("\(name) " + parts.joined(separator: ", ")) }
