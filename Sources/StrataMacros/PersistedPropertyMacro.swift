@@ -20,7 +20,8 @@ extension PersistedPropertyMacro: AccessorMacro {
     ) throws -> [AccessorDeclSyntax] {
         guard let property = try PersistedProperty(node, declaration) else { return [] }
         let ordinal = property.ordinal
-        let type = TypeExpression.metatype(of: property.type)
+        // A transformer goes along with the type: `as: Color.self, by: ColorTransformer.self`.
+        let type = TypeExpression.metatype(of: property.type) + (property.transformer.map { ", by: " + $0 } ?? "")
         return [
             """
             @storageRestrictions(accesses: _$persistentBacking, initializes: \(raw: property.storageName))
@@ -52,6 +53,8 @@ private struct PersistedProperty {
     let storageName: String
     let type: TypeSyntax
     let ordinal: Int
+    /// The transformer of `@Attribute(.transformable(by:))`, as written.
+    let transformer: String?
 
     /// Reads the property; `nil` for declarations it leaves alone (computed properties),
     /// throws for ones it cannot handle.
@@ -77,5 +80,6 @@ private struct PersistedProperty {
         self.storageName = "_" + pattern.identifier.unescapedName
         self.type = type.trimmed
         self.ordinal = ordinal
+        self.transformer = variable.attribute(named: "Attribute") != nil ? SchemaEntry.transformer(of: variable) : nil
     }
 }

@@ -15,7 +15,11 @@ enum SchemaEntry {
         var arguments = [
             "\"\(property.name)\"",
             "\\\(modelName).\(property.identifier.text)",
-        ] + optionArguments(of: property.declaration)
+        ]
+        if let transformer = transformer(of: property.declaration) {
+            arguments.append("transformer: \(transformer)")
+        }
+        arguments += optionArguments(of: property.declaration)
         if let initial = property.declaration.bindings.first?.initializer?.value {
             arguments.append("defaultValue: \(initial.trimmedDescription)")
         }
@@ -32,6 +36,20 @@ enum SchemaEntry {
             arguments += relationshipArguments(relationship.argumentList)
         }
         return arguments
+    }
+
+    /// The transformer `@Attribute(.transformable(by: X.self))` names (`X.self`), if any.
+    static func transformer(of declaration: VariableDeclSyntax) -> String? {
+        guard let attribute = declaration.attribute(named: "Attribute") else { return nil }
+        for argument in attribute.argumentList where argument.label == nil {
+            guard let call = argument.expression.as(FunctionCallExprSyntax.self),
+                let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+                member.declName.baseName.text == "transformable",
+                let by = call.arguments.first(where: { $0.label?.text == "by" })
+            else { continue }
+            return by.expression.trimmedDescription
+        }
+        return nil
     }
 
     /// `@Attribute(.unique, .externalStorage, originalName: "x")` →

@@ -275,6 +275,42 @@ struct ModelExpansionTests {
             macros: modelOnly)
     }
 
+    @Test func aTransformableAttributeNamesItsTransformerInTheSchema() {
+        assertStrataExpansion(
+            """
+            @Model final class Paint {
+                @Attribute(.transformable(by: ColorTransformer.self)) var color: Color
+            }
+            """,
+            expandedSource: #"""
+            final class Paint {
+                @_PersistedProperty(ordinal: 0) var color: Color
+
+                private var _$persistentBacking: ModelBacking? = nil
+
+                public var persistentBacking: ModelBacking {
+                    if let backing = _$persistentBacking {
+                        return backing
+                    }
+                    return ModelBacking.resolve(&_$persistentBacking, for: Paint.self)
+                }
+
+                public static let schemaProperties: [PropertyMetadata] = [
+                    .property("color", \Paint.color, transformer: ColorTransformer.self, options: [.transformable(by: ColorTransformer.self)]),
+                ]
+
+                public required init(backing: ModelBacking) {
+                    self._color = PersistedPropertyStorage()
+                    self._$persistentBacking = backing
+                }
+            }
+
+            extension Paint: PersistentModel {
+            }
+            """#,
+            macros: modelOnly)
+    }
+
     /// `@Strata.Attribute` is read like `@Attribute`; the test harness does not resolve
     /// module-qualified macro names, so that attribute stays in the expanded source here.
     @Test func attributeOptionsAndOriginalNameArePassedThrough() {

@@ -53,6 +53,33 @@ struct PersistedPropertyTests {
             """)
     }
 
+    @Test func aTransformableAttributeReadsAndWritesThroughItsTransformer() {
+        assertStrataExpansion(
+            """
+            @_PersistedProperty(ordinal: 1)
+            @Attribute(.unique, .transformable(by: ColorTransformer.self))
+            var accent: Color?
+            """,
+            expandedSource: """
+            var accent: Color? {
+                @storageRestrictions(accesses: _$persistentBacking, initializes: _accent)
+                init(initialValue) {
+                    ModelBacking.resolve(&_$persistentBacking, for: Self.self)
+                        .setInitialValue(initialValue, at: 1, as: Optional<Color>.self, by: ColorTransformer.self)
+                    _accent = PersistedPropertyStorage()
+                }
+                get {
+                    persistentValue(at: 1, as: Optional<Color>.self, by: ColorTransformer.self)
+                }
+                set {
+                    setPersistentValue(newValue, at: 1, as: Optional<Color>.self, by: ColorTransformer.self)
+                }
+            }
+
+            private var _accent: PersistedPropertyStorage
+            """)
+    }
+
     @Test func computedPropertyIsLeftAlone() {
         assertStrataExpansion(
             """

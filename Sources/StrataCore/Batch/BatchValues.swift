@@ -23,6 +23,9 @@ struct BatchValues {
         let isOptional: Bool
         /// Whether a batch may not set this property (see ``refusals``).
         let isRefused: Bool
+        /// Whether the attribute is stored through a transformer, which a
+        /// value converted as it was set bypassed.
+        let isTransformed: Bool
     }
 
     init(entity: EntityDescription, schema: Schema, storeIdentifier: String) {
@@ -44,7 +47,7 @@ struct BatchValues {
             }
             columns.append(ColumnRule(
                 ordinal: ordinal, attributeType: attribute?.type, isOptional: attribute?.isOptional ?? true,
-                isRefused: refusal != nil))
+                isRefused: refusal != nil, isTransformed: entity.valueReaders[ordinal]?.encode != nil))
             refusals.append(refusal)
         }
         self.columns = columns
@@ -93,7 +96,15 @@ struct BatchValues {
         case .attribute(let attribute):
             let stored: StoredValue
             do {
-                stored = try StrataCore.storedValue(forPredicateValue: value)
+                if let encode = entity.valueReaders[ordinal]?.encode {
+                    // A transformer's value, stored in its transformed form.
+                    guard let transformed = encode(value) else {
+                        throw StrataError(.validation, "expects a value of the type its transformer reads")
+                    }
+                    stored = transformed
+                } else {
+                    stored = try StrataCore.storedValue(forPredicateValue: value)
+                }
             } catch {
                 throw failure(attribute.name, "a value of type \(type(of: value)) cannot be stored", underlying: error)
             }
@@ -183,7 +194,12 @@ struct BatchValues {
                     continue
                 case .stored(let stored, let type):
                     if rule.isRefused, let refusal = refusals[column] { throw refusal }
-                    row.append(try checked(stored, of: type, rule: rule))
+                    if rule.isTransformed, let value = type.init(storedValue: stored) {
+                        // The value itself, for its transformer.
+                        row.append(try storedValue(value, ordinal: rule.ordinal))
+                    } else {
+                        row.append(try checked(stored, of: type, rule: rule))
+                    }
                 case .given(let value):
                     if rule.isRefused, let refusal = refusals[column] { throw refusal }
                     row.append(try storedValue(value, ordinal: rule.ordinal))

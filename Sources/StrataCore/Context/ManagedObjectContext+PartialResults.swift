@@ -96,6 +96,18 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Projections read stored values, which for an attribute stored through
+    /// a transformer are its stored form: such an attribute is refused.
+    func refuseTransformed<T: PersistentModel>(_ ordinals: [Int], of model: T.Type, projectedBy name: String) throws(StrataError) {
+        let entity = try schema.entity(for: T.self)
+        guard let ordinal = ordinals.first(where: { entity.valueReaders[$0]?.encode != nil }) else { return }
+        let property = entity.properties[ordinal].name
+        throw StrataError(
+            .unsupportedPredicate,
+            "\(name) projects \(entity.name).\(property), which is stored through a transformer; read it from the object or a Snapshot",
+            entityName: entity.name, propertyName: property)
+    }
+
     /// ``fetchValues(_:ordinals:_:)``, awaiting the parent store.
     nonisolated(nonsending) func fetchValuesAsync<T: PersistentModel>(
         _ request: FetchRequest<T>, ordinals: [Int], _ body: (inout ProjectionRow) throws -> Void

@@ -62,6 +62,7 @@ extension ManagedObjectContext {
             let ordinals = try ordinalsWithColumns(properties) { keyPath, entityName in
                 "\(name()) projects \(keyPath), which is not an attribute or to-one relationship of \(entityName)"
             }
+            try refuseTransformed(ordinals, of: Model.self, projectedBy: name())
             try fetchValues(request, ordinals: ordinals, body)
         } catch {
             report(error)
@@ -80,6 +81,7 @@ extension ManagedObjectContext {
             let ordinals = try ordinalsWithColumns(properties) { keyPath, entityName in
                 "\(name) projects \(keyPath), which is not an attribute or to-one relationship of \(entityName)"
             }
+            try refuseTransformed(ordinals, of: Model.self, projectedBy: name)
             try await fetchValuesAsync(request, ordinals: ordinals, body)
         } catch {
             report(error)

@@ -55,10 +55,12 @@ struct SchemaBuilder {
                 switch property.kind {
                 case let .attribute(type, isOptional, options, originalName):
                     if !isOptional, let reader = property.valueReader, !Self.hasFallback(property, reader) {
+                        let remedy = options.contains(.transformable)
+                            ? "have the transformer read an empty stored form" : "make the type CaseIterable"
                         fail(entity, property.name,
                              "has nothing to read in place of a stored value it cannot read (one another program "
                                  + "wrote), as Strata cannot make a \(reader.typeName) from nothing; give the property "
-                                 + "an initial value, declare it optional, or make the type CaseIterable")
+                                 + "an initial value, declare it optional, or \(remedy)")
                     }
                     descriptions.append(.attribute(AttributeDescription(
                         name: property.name, type: type, isOptional: isOptional,
@@ -235,7 +237,7 @@ struct SchemaBuilder {
     /// from nothing (see `ModelBacking.unreadableValue(at:as:)`).
     private static func hasFallback(_ property: PropertyMetadata, _ reader: StoredValueReader) -> Bool {
         if let declared = property.defaultValue, reader.decode(declared) != nil { return true }
-        return reader.hasStandIn()
+        return reader.hasStandIn
     }
 
     private mutating func fail(_ entity: String, _ property: String?, _ message: String) {

@@ -74,40 +74,59 @@ public struct Snapshot<Model: PersistentModel>: Sendable {
         return value
     }
 
+    /// The value at `keyPath` read by `read`, or by the property's transformer
+    /// when it has one; nil when it cannot be read (or, optional, is `nil`).
+    private func read<V>(_ keyPath: AnyKeyPath, _ read: (StoredValue) -> V?) -> V? {
+        let ordinal = ordinal(keyPath)
+        let stored = values[ordinal]
+        if let reader = Model.schemaProperties[ordinal].valueReader, reader.encode != nil {
+            return stored.isNull ? nil : reader.decode(stored) as? V
+        }
+        return read(stored)
+    }
+
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
-        V(storedValue: stored(keyPath)) ?? unreadable(keyPath, as: V.self)
+        read(keyPath) { V(storedValue: $0) } ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: PersistentValue>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
-        let stored = stored(keyPath)
-        if stored.isNull { return nil }
-        return V(storedValue: stored)
+        read(keyPath) { $0.isNull ? nil : V(storedValue: $0) }
     }
 
     public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V>) -> V where V.RawValue: PersistentValue {
-        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:)) ?? unreadable(keyPath, as: V.self)
+        read(keyPath) { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) } ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: RawRepresentable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? where V.RawValue: PersistentValue {
-        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:))
+        read(keyPath) { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) }
     }
 
     public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V
     where V.RawValue: PersistentValue {
-        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:)) ?? unreadable(keyPath, as: V.self)
+        read(keyPath) { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) } ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: RawRepresentable & Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V?
     where V.RawValue: PersistentValue {
-        V.RawValue(storedValue: stored(keyPath)).flatMap(V.init(rawValue:))
+        read(keyPath) { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) }
     }
 
     public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
-        JSONValueCoding.decodeStored(stored(keyPath), as: V.self) ?? unreadable(keyPath, as: V.self)
+        read(keyPath) { JSONValueCoding.decodeStored($0, as: V.self) } ?? unreadable(keyPath, as: V.self)
     }
 
     public subscript<V: Codable>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
-        JSONValueCoding.decodeStored(stored(keyPath), as: V.self)
+        read(keyPath) { JSONValueCoding.decodeStored($0, as: V.self) }
+    }
+
+    /// An attribute of any other type: one stored through a transformer.
+    public subscript<V>(dynamicMember keyPath: KeyPath<Model, V>) -> V {
+        read(keyPath) { _ in nil } ?? unreadable(keyPath, as: V.self)
+    }
+
+    /// An optional attribute of any other type: one stored through a transformer.
+    public subscript<V>(dynamicMember keyPath: KeyPath<Model, V?>) -> V? {
+        read(keyPath) { _ in nil }
     }
 
     /// A to-one relationship, as the related object's ID.

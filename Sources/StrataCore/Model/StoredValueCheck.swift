@@ -117,9 +117,28 @@ package struct StoredValueReader: @unchecked Sendable {
     /// A ``PersistentValue`` itself (not an enum's raw value or JSON).
     package let isPlainValue: Bool
     package let typeName: String
-    /// Whether Strata can make a value of the type from nothing
-    /// (``standInValue(_:)``), for a read that cannot throw.
-    package let hasStandIn: () -> Bool
+    /// A value of the type made from nothing (``standInValue(_:)``), for a
+    /// read that cannot throw; nil when Strata cannot make one.
+    package let standIn: () -> Any?
+    /// The stored form of a value of the type given as `Any`, when it differs
+    /// from what ``storedValue(forPredicateValue:)`` makes of it (a
+    /// transformer's); nil when it does not.
+    package let encode: ((Any) -> StoredValue?)?
+
+    /// Whether Strata can make a value of the type from nothing.
+    package var hasStandIn: Bool { standIn() != nil }
+
+    init(
+        reads: @escaping (StoredValue) -> Bool, decode: @escaping (StoredValue) -> Any?, isPlainValue: Bool,
+        typeName: String, standIn: @escaping () -> Any?, encode: ((Any) -> StoredValue?)? = nil
+    ) {
+        self.reads = reads
+        self.decode = decode
+        self.isPlainValue = isPlainValue
+        self.typeName = typeName
+        self.standIn = standIn
+        self.encode = encode
+    }
 
     static func plain<V: PersistentValue>(_ type: V.Type) -> StoredValueReader {
         StoredValueReader(
@@ -127,14 +146,14 @@ package struct StoredValueReader: @unchecked Sendable {
             // converted to `Any?` goes through the runtime's dynamic cast.
             reads: { V(storedValue: $0) != nil }, decode: { stored in V(storedValue: stored).map { $0 as Any } },
             isPlainValue: true, typeName: "\(V.self)",
-            hasStandIn: { standInValue(V.self) != nil })
+            standIn: { standInValue(V.self).map { $0 as Any } })
     }
 
     static func raw<V: RawRepresentable>(_ type: V.Type) -> StoredValueReader where V.RawValue: PersistentValue {
         StoredValueReader(
             reads: { V.RawValue(storedValue: $0).flatMap(V.init(rawValue:)) != nil },
             decode: { stored in V.RawValue(storedValue: stored).flatMap(V.init(rawValue:)).map { $0 as Any } }, isPlainValue: false,
-            typeName: "\(V.self)", hasStandIn: { standInValue(V.self) != nil })
+            typeName: "\(V.self)", standIn: { standInValue(V.self).map { $0 as Any } })
     }
 
     static func json<V: Decodable>(_ type: V.Type) -> StoredValueReader {
@@ -142,7 +161,7 @@ package struct StoredValueReader: @unchecked Sendable {
             reads: { JSONValueCoding.decodeStored($0, as: V.self) != nil },
             decode: { stored in JSONValueCoding.decodeStored(stored, as: V.self).map { $0 as Any } }, isPlainValue: false,
             typeName: "\(V.self) (JSON)",
-            hasStandIn: { standInValue(V.self) != nil })
+            standIn: { standInValue(V.self).map { $0 as Any } })
     }
 }
 

@@ -59,6 +59,7 @@ package protocol EmptyPersistentValue {
 /// which a validated schema rules out for non-optional properties.
 package func fallbackValue<V>(as type: V.Type, declared: StoredValue?, reader: StoredValueReader?) -> V? {
     if let declared, let value = reader?.decode(declared) as? V { return value }
+    if let reader { return reader.standIn() as? V }
     return standInValue(V.self)
 }
 

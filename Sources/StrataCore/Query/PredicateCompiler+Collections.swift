@@ -128,9 +128,10 @@ extension PredicateCompilation {
                 if case .value(let stored) = key, !stored.isNull { keys.append(stored) } else { containsNil = true }
             }
         } else {
-            subject = try scalar(member, in: node)
+            let encode = transformerEncoding(of: member)
+            subject = try scalar(member, in: node, encode: encode)
             for value in values {
-                let stored = try storedValue(forPredicateValue: value)
+                guard case .value(let stored) = try scalar(.constant(value), in: node, encode: encode) else { continue }
                 if stored.isNull { containsNil = true } else { keys.append(stored) }
             }
         }

@@ -49,13 +49,13 @@ extension PredicateExpressions.KeyPath: StorePredicateExpression where Root: Sto
             default: .other
             }
             return try compilation.aggregate(access, of: relationship, name: name, in: Self.self)
-        case .scalar(let value) where keyPath as AnyKeyPath == \String.folded as AnyKeyPath:
-            return .scalar(.transformed(value, .folded))
-        case .scalar(let value) where keyPath as AnyKeyPath == \String.backwards as AnyKeyPath:
-            return .scalar(.transformed(value, .backwards))
-        case .scalar(let value) where kind == .collectionIsEmpty && Root.Output.self is any StringProtocol.Type:
+        case .scalar where keyPath as AnyKeyPath == \String.folded as AnyKeyPath:
+            return .scalar(.transformed(try compilation.scalar(base, in: Self.self), .folded))
+        case .scalar where keyPath as AnyKeyPath == \String.backwards as AnyKeyPath:
+            return .scalar(.transformed(try compilation.scalar(base, in: Self.self), .backwards))
+        case .scalar where kind == .collectionIsEmpty && Root.Output.self is any StringProtocol.Type:
             // Unknown for nil, as the other properties of a missing value.
-            return .scalar(.compare(value, .equal, .value(.text(""))))
+            return .scalar(.compare(try compilation.scalar(base, in: Self.self), .equal, .value(.text(""))))
         case .scalar, .null:
             throw StrataError(
                 .unsupportedPredicate,

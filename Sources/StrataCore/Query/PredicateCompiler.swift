@@ -133,8 +133,15 @@ struct PredicateCompilation {
         return nextRowVariable
     }
 
-    /// The operand as a stored value.
+    /// The operand as a stored value. An attribute stored through a
+    /// transformer is refused: only ``equality(_:_:negated:in:)`` and
+    /// membership compare it, with constants in its stored form.
     func scalar(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> StoreExpression {
+        try refuseTransformed(operand, in: node)
+        return try storeValue(operand, in: node)
+    }
+
+    private func storeValue(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) -> StoreExpression {
         switch operand {
         case .scalar(let expression): return expression
         case .object(let object): return object.key
@@ -147,6 +154,37 @@ struct PredicateCompilation {
                 "the to-many relationship \(owner).\(name) can only be used with contains, contains(where:), allSatisfy, count and isEmpty (in \(node))",
                 entityName: owner, propertyName: name)
         }
+    }
+
+    /// The operand as a stored value, a constant in the stored form of the
+    /// transformer of the property it is compared with (`encode`), if any.
+    func scalar(_ operand: PredicateOperand, in node: Any.Type, encode: ((Any) -> StoredValue?)?) throws(StrataError) -> StoreExpression {
+        guard let encode, case .constant(let value) = operand else { return try storeValue(operand, in: node) }
+        guard let stored = encode(value) else {
+            throw StrataError(
+                .unsupportedPredicate, "a value of type \(type(of: value)) is not of the type its transformer reads (in \(node))")
+        }
+        return .value(stored)
+    }
+
+    /// The transformer's conversion, when `operand` is an attribute stored
+    /// through one: constants compared with it take its stored form.
+    func transformerEncoding(of operand: PredicateOperand) -> ((Any) -> StoredValue?)? {
+        guard case .scalar(.property(let object, let ordinal)) = operand else { return nil }
+        let entity = schema.entities[object.entityIndex]
+        guard entity.attribute(at: ordinal) != nil else { return nil }
+        return entity.valueReaders[ordinal]?.encode
+    }
+
+    /// Throws when `operand` is an attribute stored through a transformer:
+    /// its stored form's order and text are not its values'.
+    private func refuseTransformed(_ operand: PredicateOperand, in node: Any.Type) throws(StrataError) {
+        guard transformerEncoding(of: operand) != nil, case .scalar(.property(let object, let ordinal)) = operand else { return }
+        let entity = schema.entities[object.entityIndex]
+        throw StrataError(
+            .unsupportedPredicate,
+            "\(entity.name).\(entity.properties[ordinal].name) is stored through a transformer, whose stored form has no order of its values; compare it with == or nil only (in \(node))",
+            entityName: entity.name, propertyName: entity.properties[ordinal].name)
     }
 
     /// The operand as a condition.
@@ -194,8 +232,8 @@ struct PredicateCompilation {
             left = try objectKey(lhs, comparedWith: schema.entities[b.entityIndex], in: node)
             right = b.key
         default:
-            left = try scalar(lhs, in: node)
-            right = try scalar(rhs, in: node)
+            left = try scalar(lhs, in: node, encode: transformerEncoding(of: rhs))
+            right = try scalar(rhs, in: node, encode: transformerEncoding(of: lhs))
         }
         guard let left, let right else {
             // An object of another entity: never equal.

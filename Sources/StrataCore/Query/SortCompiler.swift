@@ -47,6 +47,12 @@ extension PredicateCompiler {
                     entityName: entity.name)
             }
             let (value, attribute) = try sortValue(keyPath)
+            if attribute.options.contains(.transformable) {
+                throw StrataError(
+                    .unsupportedPredicate,
+                    "cannot sort \(entity.name) by \(attribute.name): it is stored through a transformer, whose stored form has no order of its values",
+                    entityName: entity.name, propertyName: attribute.name)
+            }
             let collation: Collation?
             do {
                 collation = try Self.sortCollation(for: type(of: keyPath).valueType, comparator: descriptor.stringComparator)
