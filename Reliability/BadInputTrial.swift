@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Strata
 import StrataTestModels
 
@@ -8,6 +9,11 @@ import StrataTestModels
 /// it must open the store and read it, or refuse it with a `StrataError`, and
 /// a refused file must be left byte for byte as it was, with no `-wal` or
 /// `-shm` beside it. A child that dies of a signal is a trap.
+///
+/// Before that, each file (and a clean store, one with a damaged data page
+/// the integrity check passes, and one with a foreign value) is opened, read
+/// and closed without a save, which must leave it byte for byte as it was
+/// whatever the reads found: only a save, a migration or a repair writes.
 struct BadInputTrial {
     var fuzzedFiles: Int
     var seed: UInt64
@@ -18,11 +24,31 @@ struct BadInputTrial {
         defer { scratch.remove() }
         let original = try await makeStore(at: scratch.file("Original.sqlite"))
         var random = SeededGenerator(seed: seed)
-        var opened = 0, refused = 0, traps = 0, touched = 0, untyped = 0
+        var opened = 0, refused = 0, traps = 0, touched = 0, untyped = 0, readsThatWrote = 0
+        /// Opens, reads and closes without saving: true when the file stayed as it was.
+        func readOnlySession(_ url: URL, _ bytes: Data, _ damage: String) throws -> Bool {
+            let (status, lines) = try ChildProcess(["child", "probe", "--store", url.path, "--no-save"]).wait()
+            if case .signalled(let signal) = status {
+                report.fail("\(damage): reading without a save, the process died of signal \(signal)")
+            }
+            let sideFiles = ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: url.path + $0) }
+            guard try Data(contentsOf: url) == bytes, sideFiles.isEmpty else {
+                readsThatWrote += 1
+                report.fail("\(damage): opening and reading without a save (\(lines.last ?? "")) changed the file or left \(sideFiles)")
+                return false
+            }
+            return true
+        }
+        for (name, bytes) in try Self.readableStates(original) {
+            let url = scratch.file("Read-\(name).sqlite")
+            try bytes.write(to: url)
+            _ = try readOnlySession(url, bytes, name)
+        }
         for index in 0..<fuzzedFiles {
             let url = scratch.file("Fuzzed-\(index).sqlite")
             let (bytes, damage) = Self.damage(original, using: &random)
             try bytes.write(to: url)
+            guard try readOnlySession(url, bytes, damage) else { continue }
             let (status, lines) = try ChildProcess(["child", "probe", "--store", url.path]).wait()
             switch status {
             case .exited(0):
@@ -48,6 +74,8 @@ struct BadInputTrial {
         report.figures["damaged files"] = fuzzedFiles
         report.figures["traps"] = traps
         report.figures["refused files changed"] = touched
+        report.note("opened, read and closed without a save: \(readsThatWrote) of \(fuzzedFiles + 3) files changed")
+        report.figures["files changed by reading"] = readsThatWrote
 
         let (values, valueFailures) = try await hostileValues()
         report.note("hostile values: \(values) round trips through save, fetch and predicates")
@@ -77,6 +105,21 @@ struct BadInputTrial {
         }
         try container.persistentStoreCoordinator.close()
         return try Data(contentsOf: url)
+    }
+
+    /// A clean store, one with a damaged data page that the integrity check
+    /// passes (text bytes changed in place), and one where another program
+    /// wrote a blob into a text column.
+    static func readableStates(_ original: Data) throws -> [(String, Data)] {
+        var damaged = original
+        let text = Data("book 39-9".utf8)
+        if let found = damaged.range(of: text) { damaged.replaceSubrange(found, with: Data("BOOK 39-9".utf8)) }
+        let scratch = try Scratch("foreign-value")
+        defer { scratch.remove() }
+        let url = scratch.file("Foreign.sqlite")
+        try original.write(to: url)
+        try ForeignValue.write(at: url)
+        return [("clean store", original), ("damaged data page", damaged), ("foreign value", try Data(contentsOf: url))]
     }
 
     /// One random kind of damage: scribbled bytes in a page, a zeroed page, a
@@ -177,5 +220,15 @@ struct BadInputTrial {
             }
         }
         return (names.count, failures)
+    }
+}
+
+/// A value another program wrote that no property can read: a blob where a
+/// book's title (text) is stored.
+enum ForeignValue {
+    static func write(at url: URL) throws {
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { db in try db.execute(sql: "UPDATE Book SET title = x'C0FF' WHERE pk = 1") }
+        try queue.close()
     }
 }

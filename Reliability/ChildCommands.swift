@@ -128,20 +128,26 @@ struct FirstOpener: AsyncParsableCommand {
 }
 
 /// Opens a possibly damaged store with the integrity check and reads every
-/// object: exit 0 when it could, 3 when Strata refused it with an error.
-/// Anything else (a signal) is a trap.
+/// object, then saves one: exit 0 when it could, 3 when Strata refused it with
+/// an error. Anything else (a signal) is a trap. With `--no-save` it reads
+/// only and closes the store, which must leave the file as it was.
 struct StoreProbe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "probe")
 
     @Option var store: String
+    @Flag var noSave = false
 
     func run() async throws {
         quietLogs()
+        var opened: PersistentContainer?
+        defer { try? opened?.persistentStoreCoordinator.close() }
         do {
             let container = try await openLibrary(at: store, name: "Probe", verifiesIntegrity: true)
+            opened = container
             try container.perform { context in
                 for book in try context.fetch(FetchRequest<Book>()) { _ = (book.title, book.year, book.rating, book.author?.name) }
                 for author in try context.fetch(FetchRequest<Author>()) { _ = (author.email, author.books.count) }
+                guard !noSave else { return }
                 context.insert(Book(title: "after", year: 0))
                 try context.save()
             }

@@ -45,6 +45,7 @@ extension SQLiteStore {
     /// A writer pool over the file. Setting up WAL needs a moment alone with
     /// the file: when other processes are opening it too, wait and try again.
     static func openPool(at url: URL) throws -> DatabasePool {
+        EmptyWriteAheadLog.placeBeside(url)
         var attempt = 0
         while true {
             do {

@@ -222,10 +222,16 @@ final class SQLiteStore: PersistentStore {
 
     /// Closes the store's connections, folding the write-ahead log back into
     /// the file first so it does not grow with every open and close.
+    ///
+    /// The readers close first, so that the writer is the last connection:
+    /// SQLite then removes the `-wal` and `-shm` files, and the next open finds
+    /// no log and writes nothing (see ``EmptyWriteAheadLog``). A read-only
+    /// connection closing last would leave an empty log behind.
     func close() throws(StrataError) {
         stopWatchingRemoteChanges()
         do {
             if let pool = writer.writer as? DatabasePool {
+                pool.releaseMemory()
                 if !isReadOnly { _ = try? pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
                 try pool.close()
             }
