@@ -75,6 +75,21 @@ struct StoreFileInspection {
             throw StrataError(
                 .corruptStore, "\(fileName) is damaged: its size is not a whole number of pages; it was left untouched")
         }
+        // Bytes 18–19: the file format's write and read versions, 1 for a
+        // rollback journal and 2 for a write-ahead log, which Strata's stores keep.
+        let (writeVersion, readVersion) = (header[18], header[19])
+        guard (1...2).contains(writeVersion), (1...2).contains(readVersion) else {
+            throw StrataError(
+                .corruptStore,
+                "\(fileName) is damaged: its header names file format versions \(writeVersion) and \(readVersion); it was left untouched")
+        }
+        if !readOnly, writeVersion != 2 || readVersion != 2 {
+            // Opening it for writing would switch it to WAL mode, rewriting its header.
+            throw StrataError(
+                .incompatibleStore,
+                "\(fileName) is not in write-ahead-log mode (another program changed it); open it read-only, or run "
+                    + "PRAGMA journal_mode = WAL on it first; it was left untouched")
+        }
         return try withInspectionConnection { connection throws(StrataError) in
             if verifiesIntegrity { try quickCheck(connection) }
             let tables = try strings(connection, "SELECT name FROM sqlite_master WHERE type = 'table'")

@@ -109,6 +109,26 @@ struct StoreFileSafetyTests {
         try queue.close()
     }
 
+    @Test func aStoreAnotherProgramTookOutOfWALModeIsRefusedForWritingUntouchedAndReadsReadOnly() async throws {
+        let directory = TemporaryDirectory()
+        let url = try await closedStore(in: directory)
+        let queue = try DatabaseQueue(path: url.path)
+        _ = try queue.inDatabase { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE") }
+        try queue.close()
+        let before = try Data(contentsOf: url)
+        #expect(before[18] == 1 && before[19] == 1)
+
+        let error = await #expect(throws: StrataError.self) { _ = try await load(url) }
+        #expect(error?.code == .incompatibleStore && error?.message.contains("journal_mode = WAL") == true)
+        #expect(try Data(contentsOf: url) == before)
+        #expect(sideFiles(of: url).isEmpty)
+
+        let reader = try await load(url) { $0.isReadOnly = true }
+        #expect(try reader.perform { try $0.count(for: FetchRequest<Note>()) } == 400)
+        try reader.persistentStoreCoordinator.close()
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test func aSaveAfterOpeningWithoutWritingStillWritesAndReadsBack() async throws {
         let directory = TemporaryDirectory()
         let url = try await closedStore(in: directory)
