@@ -78,10 +78,7 @@ enum ConvertThree {
 @Suite("Migrating values to other types")
 struct ConversionMigrationTests {
     private func load(_ url: URL, _ kind: StoreKind, _ model: any PersistentModel.Type) async throws -> PersistentContainer {
-        let container = try PersistentContainer(name: "Samples", schema: Schema(model))
-        container.storeDescriptions = [kind.description(url)]
-        try await container.loadPersistentStores()
-        return container
+        try await loadedContainer(at: url, kind, model, name: "Samples")
     }
 
     @Test(arguments: persistentStoreKinds)

@@ -187,10 +187,7 @@ enum PlainPaint {
 @Suite("Transformable attributes as stored")
 struct TransformableStorageTests {
     private func load(_ url: URL, _ kind: StoreKind, _ model: any PersistentModel.Type) async throws -> PersistentContainer {
-        let container = try PersistentContainer(name: "Paints", schema: Schema(model))
-        container.storeDescriptions = [kind.description(url)]
-        try await container.loadPersistentStores()
-        return container
+        try await loadedContainer(at: url, kind, model, name: "Paints")
     }
 
     @Test(arguments: persistentStoreKinds)

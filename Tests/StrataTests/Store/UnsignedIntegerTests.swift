@@ -149,10 +149,7 @@ enum UnsignedAsIntegers {
 @Suite("Migrating unsigned values kept as JSON")
 struct UnsignedMigrationTests {
     private func load(_ url: URL, _ kind: StoreKind, _ model: any PersistentModel.Type) async throws -> PersistentContainer {
-        let container = try PersistentContainer(name: "Counters", schema: Schema(model))
-        container.storeDescriptions = [kind.description(url)]
-        try await container.loadPersistentStores()
-        return container
+        try await loadedContainer(at: url, kind, model, name: "Counters")
     }
 
     @Test(arguments: persistentStoreKinds)

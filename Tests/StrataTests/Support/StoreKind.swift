@@ -46,3 +46,14 @@ let testedStoreKinds: [StoreKind] = {
 /// The kinds of store that outlive their container, so a test can open one
 /// again with another schema: a SQLite file, and PostgreSQL when there is a server.
 let persistentStoreKinds: [StoreKind] = testedStoreKinds.contains(.postgres) ? [.file, .postgres] : [.file]
+
+/// A loaded container of `model` over the store of `kind` at `url`: how a
+/// test opens one store with several schema versions in turn.
+func loadedContainer(
+    at url: URL, _ kind: StoreKind, _ model: any PersistentModel.Type, name: String
+) async throws -> PersistentContainer {
+    let container = try PersistentContainer(name: name, schema: Schema(model))
+    container.storeDescriptions = [kind.description(url)]
+    try await container.loadPersistentStores()
+    return container
+}
