@@ -232,8 +232,13 @@ struct PredicateCompilation {
             left = try objectKey(lhs, comparedWith: schema.entities[b.entityIndex], in: node)
             right = b.key
         default:
-            left = try scalar(lhs, in: node, encode: transformerEncoding(of: rhs))
-            right = try scalar(rhs, in: node, encode: transformerEncoding(of: lhs))
+            let (leftEncoding, rightEncoding) = (transformerEncoding(of: lhs), transformerEncoding(of: rhs))
+            // A stored form equals only a constant converted the same way, or
+            // an attribute stored the same way: refuse any other value.
+            if case .scalar = lhs, leftEncoding == nil, rightEncoding != nil { try refuseTransformed(rhs, in: node) }
+            if case .scalar = rhs, rightEncoding == nil, leftEncoding != nil { try refuseTransformed(lhs, in: node) }
+            left = try scalar(lhs, in: node, encode: rightEncoding)
+            right = try scalar(rhs, in: node, encode: leftEncoding)
         }
         guard let left, let right else {
             // An object of another entity: never equal.

@@ -128,6 +128,9 @@ struct TransformableAttributeTests {
             #expect(throws: StrataError.self) {
                 try context.fetch(FetchRequest<Paint>(predicate: #Predicate { $0.code.contains(m) }))
             }
+            #expect(throws: StrataError.self) {
+                try context.fetch(FetchRequest<Paint>(predicate: #Predicate { $0.code == $0.name }))
+            }
             let sort = #expect(throws: StrataError.self) {
                 try context.fetch(FetchRequest<Paint>(sortBy: [SortDescriptor(\.code)]))
             }
