@@ -24,6 +24,7 @@ enum BenchCase: String, CaseIterable, Sendable {
     case batch = "batch"
     case relate = "relate"
     case values = "values"
+    case transform = "transform"
 
     /// The case number.
     var number: Int {
@@ -49,6 +50,7 @@ enum BenchCase: String, CaseIterable, Sendable {
         case .batch: 19
         case .relate: 20
         case .values: 21
+        case .transform: 22
         }
     }
 

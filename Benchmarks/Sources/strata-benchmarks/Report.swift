@@ -135,6 +135,7 @@ struct Report {
             | batch | raw SQLite: N prepared inserts in one transaction, `UPDATE item SET i1 = ?`, `DELETE FROM item`; pg-raw: `unnest` inserts of 10,000 rows, one `UPDATE`, one `DELETE` | `BatchInsertRequest` of N rows, `BatchUpdateRequest` of `i1` on every row, `BatchDeleteRequest` of every row (each timed alone) |
             | relate | one transaction: the owner row, then N prepared member inserts with the owner's key and a position (grdb-row: cached statement); `relate-per-member@n` divides by n at the growth sizes | a new owner and N new members, each `member.owner = owner` (which keeps `owner.members` in step), one `save()` |
             | values | fetch every row into structs (the fetch-all work, timed again in this case) | `fetch(FetchRequest(), as: StrataItemValues.self)`: a `ModelProjection` of every attribute and the `ObjectID`, no objects |
+            | transform | N rows of a name and a three-byte color blob, each read into a `Color` struct (grdb-row: a `DatabaseValueConvertible` color in a `FetchableRecord`) | `fetch(FetchRequest())` of objects whose `color` is `@Attribute(.transformable(by:))`, each color read |
 
             Memory rows (`…-peak`) are the child's `VmHWM` in MiB; their ratio column compares peaks.
 

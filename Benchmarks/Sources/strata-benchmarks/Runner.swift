@@ -36,6 +36,7 @@ final class Runner {
         case .batch: try await batch()
         case .relate: try await relate()
         case .values: try await values()
+        case .transform: try await transform()
         case .migratePostgres: try await migratePostgres()
         case .memoryFetch, .memoryImport, .migrate: break  // These run in child processes.
         }

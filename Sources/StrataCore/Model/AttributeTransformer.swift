@@ -10,9 +10,13 @@ import Foundation
 /// `init()` each time it converts a value, so keep it cheap to make (a struct).
 ///
 /// Forward conversion cannot fail: every value has a stored form. Reverse
-/// conversion returns nil for a stored form it cannot read (another program
-/// wrote it, or the format changed); a fetch then fails with `.valueConversion`,
-/// as for any unreadable value.
+/// conversion runs when the property is read, not when its object is
+/// fetched, and returns nil for a stored form it cannot read (another program
+/// wrote it, or the format changed): the accessor, which cannot throw, then
+/// reports `.valueConversion` to the container's `logError` and returns the
+/// property's initial value (or what the transformer reads from an empty
+/// stored form). A stored value not even of the stored form's type fails the
+/// fetch, as for any attribute.
 ///
 /// ```swift
 /// struct Color { var red, green, blue: UInt8 }
@@ -63,42 +67,48 @@ extension AttributeOption {
 
 // MARK: - Reading and writing through a transformer
 
-/// The conversions of one transformer, for code that holds values as `Any`.
-enum TransformedValues<T: AttributeTransformer> {
-    static func value(_ stored: StoredValue) -> T.Value? {
-        T.Stored(storedValue: stored).flatMap { T().reverseTransformedValue($0) }
-    }
+/// The value a stored form holds, read by `T`; nil when it cannot be read.
+/// Free functions rather than statics of a generic type, so that code not
+/// specialized for `T` looks up no metadata of that type per call.
+@inlinable
+func transformedValue<T: AttributeTransformer>(_ stored: StoredValue, by transformer: T.Type) -> T.Value? {
+    guard let form = T.Stored(storedValue: stored) else { return nil }
+    return T().reverseTransformedValue(form)
+}
 
-    static func stored(_ value: T.Value) -> StoredValue {
-        T().transformedValue(value).storedValue
-    }
+/// The stored form `T` gives a value.
+@inlinable
+func storedForm<T: AttributeTransformer>(_ value: T.Value, by transformer: T.Type) -> StoredValue {
+    T().transformedValue(value).storedValue
+}
 
-    /// The stored form of a value given as `Any` (a batch row's, a predicate's
-    /// constant): `nil` is `NULL`; nil when it is not a `T.Value`.
-    static func stored(any value: Any) -> StoredValue? {
-        var value = value
-        while let optional = value as? any PredicateOptionalValue {
-            guard let wrapped = optional.predicateWrappedValue else { return .null }
-            value = wrapped
-        }
-        return (value as? T.Value).map(stored)
+/// The stored form of a value given as `Any` (a batch row's, a predicate's
+/// constant): `nil` is `NULL`; nil when it is not a `T.Value`.
+func storedForm<T: AttributeTransformer>(any value: Any, by transformer: T.Type) -> StoredValue? {
+    var value = value
+    while let optional = value as? any PredicateOptionalValue {
+        guard let wrapped = optional.predicateWrappedValue else { return .null }
+        value = wrapped
     }
+    return (value as? T.Value).map { storedForm($0, by: T.self) }
+}
 
-    /// The value of an empty stored form (no bytes, zero, ""), if the
-    /// transformer reads one: what an unreadable value falls back to.
-    static func standIn() -> T.Value? {
-        standInValue(T.Stored.self).flatMap { T().reverseTransformedValue($0) } ?? standInValue(T.Value.self)
-    }
+/// The value of an empty stored form (no bytes, zero, ""), if the transformer
+/// reads one, else one made from nothing: what an unreadable value falls back to.
+func transformedStandIn<T: AttributeTransformer>(by transformer: T.Type) -> T.Value? {
+    standInValue(T.Stored.self).flatMap { T().reverseTransformedValue($0) } ?? standInValue(T.Value.self)
 }
 
 extension StoredValueReader {
     static func transformed<T: AttributeTransformer>(by transformer: T.Type) -> StoredValueReader {
         StoredValueReader(
-            reads: { TransformedValues<T>.value($0) != nil },
-            decode: { stored in TransformedValues<T>.value(stored).map { $0 as Any } }, isPlainValue: false,
+            // A load checks only that the stored form reads as its type: the
+            // transformer runs when the value is used, not for every row fetched.
+            reads: { T.Stored(storedValue: $0) != nil },
+            decode: { stored in transformedValue(stored, by: T.self).map { $0 as Any } }, isPlainValue: true,
             typeName: "\(T.Value.self) (through \(T.self))",
-            standIn: { TransformedValues<T>.standIn().map { $0 as Any } },
-            encode: { TransformedValues<T>.stored(any: $0) })
+            standIn: { transformedStandIn(by: T.self).map { $0 as Any } },
+            encode: { storedForm(any: $0, by: T.self) })
     }
 }
 
@@ -112,7 +122,7 @@ extension PropertyMetadata {
             type: T.Stored.attributeType, isOptional: T.Stored.isOptionalValue,
             options: options.union([.transformable]), originalName: originalName),
             valueReader: .transformed(by: T.self),
-            defaultValue: defaultValue.map(TransformedValues<T>.stored))
+            defaultValue: defaultValue.map { storedForm($0, by: T.self) })
     }
 
     /// An optional attribute stored through a transformer (`nil` as `NULL`).
@@ -123,41 +133,47 @@ extension PropertyMetadata {
         PropertyMetadata(name: name, keyPath: keyPath, kind: .attribute(
             type: T.Stored.attributeType, isOptional: true, options: options.union([.transformable]), originalName: originalName),
             valueReader: .transformed(by: T.self),
-            defaultValue: defaultValue.flatMap { $0 }.map(TransformedValues<T>.stored))
+            defaultValue: defaultValue.flatMap { $0 }.map { storedForm($0, by: T.self) })
     }
 }
 
 extension ModelBacking {
+    @inlinable
     public func setInitialValue<T: AttributeTransformer>(_ value: T.Value, at ordinal: Int, as: T.Value.Type, by transformer: T.Type) {
-        storeInitial(TransformedValues<T>.stored(value), at: ordinal)
+        storeInitial(storedForm(value, by: T.self), at: ordinal)
     }
 
+    @inlinable
     public func setInitialValue<T: AttributeTransformer>(_ value: T.Value?, at ordinal: Int, as: T.Value?.Type, by transformer: T.Type) {
-        storeInitial(value.map(TransformedValues<T>.stored) ?? .null, at: ordinal)
+        storeInitial(value.map { storedForm($0, by: T.self) } ?? .null, at: ordinal)
     }
 }
 
 extension PersistentModel {
+    @inlinable
     public func persistentValue<T: AttributeTransformer>(at ordinal: Int, as: T.Value.Type, by transformer: T.Type) -> T.Value {
-        TransformedValues<T>.value(storedValue(at: ordinal)) ?? persistentBacking.unreadableValue(at: ordinal, as: T.Value.self)
+        transformedValue(storedValue(at: ordinal), by: T.self) ?? persistentBacking.unreadableValue(at: ordinal, as: T.Value.self)
     }
 
+    @inlinable
     public func setPersistentValue<T: AttributeTransformer>(
         _ newValue: T.Value, at ordinal: Int, as: T.Value.Type, by transformer: T.Type
     ) {
-        setStoredValue(TransformedValues<T>.stored(newValue), at: ordinal)
+        setStoredValue(storedForm(newValue, by: T.self), at: ordinal)
     }
 
+    @inlinable
     public func persistentValue<T: AttributeTransformer>(at ordinal: Int, as: T.Value?.Type, by transformer: T.Type) -> T.Value? {
         let stored = storedValue(at: ordinal)
         if stored.isNull { return nil }
-        return TransformedValues<T>.value(stored) ?? persistentBacking.unreadableOptional(at: ordinal, as: T.Value.self)
+        return transformedValue(stored, by: T.self) ?? persistentBacking.unreadableOptional(at: ordinal, as: T.Value.self)
     }
 
+    @inlinable
     public func setPersistentValue<T: AttributeTransformer>(
         _ newValue: T.Value?, at ordinal: Int, as: T.Value?.Type, by transformer: T.Type
     ) {
-        setStoredValue(newValue.map(TransformedValues<T>.stored) ?? .null, at: ordinal)
+        setStoredValue(newValue.map { storedForm($0, by: T.self) } ?? .null, at: ordinal)
     }
 }
 

@@ -114,7 +114,8 @@ package struct StoredValueReader: @unchecked Sendable {
     package let reads: (StoredValue) -> Bool
     /// The stored value as the property's Swift type (unwrapped), or nil when it cannot be read.
     package let decode: (StoredValue) -> Any?
-    /// A ``PersistentValue`` itself (not an enum's raw value or JSON).
+    /// A ``PersistentValue`` itself, or a transformer's stored form (not an
+    /// enum's raw value or JSON).
     package let isPlainValue: Bool
     package let typeName: String
     /// A value of the type made from nothing (``standInValue(_:)``), for a
