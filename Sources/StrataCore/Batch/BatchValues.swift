@@ -125,7 +125,7 @@ struct BatchValues {
             return .null
         }
         guard let conformed = Self.conform(stored, to: attributeType) else {
-            if attributeType == .uint || attributeType == .uint64, !WideUnsigned.fits(stored) {
+            if attributeType.isWideUnsigned, !WideUnsigned.fits(stored) {
                 throw failure(entity.properties[ordinal].name, WideUnsigned.refusal)
             }
             throw failure(

@@ -15,3 +15,9 @@ public enum AttributeType: String, Sendable, Hashable, Codable, CaseIterable {
     /// A `Codable` value stored as JSON text.
     case codable
 }
+
+extension AttributeType {
+    /// `UInt` or `UInt64`: an unsigned type whose values may exceed the
+    /// largest integer a store keeps (see `WideUnsigned`).
+    package var isWideUnsigned: Bool { self == .uint || self == .uint64 }
+}

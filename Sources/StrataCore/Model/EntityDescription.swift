@@ -99,7 +99,7 @@ public final class EntityDescription: @unchecked Sendable {
         self.columnsAreOrdinals = columnOrdinals.count == properties.count
         self.wideUnsignedOrdinals = properties.indices.filter { ordinal in
             guard case .attribute(let attribute) = properties[ordinal] else { return false }
-            return attribute.type == .uint || attribute.type == .uint64
+            return attribute.type.isWideUnsigned
         }
     }
 

@@ -233,7 +233,7 @@ package struct InferredMigration: Sendable {
             return fits ? Conversion.none : nil
         }
         if integerWidth[old] != nil, new == .double { return .toReal }
-        if old == .codable, new == .uint || new == .uint64 { return .jsonToInteger }
+        if old == .codable, new.isWideUnsigned { return .jsonToInteger }
         if old == .float, new == .double { return Conversion.none }
         if new == .string {
             switch old {
